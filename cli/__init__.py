@@ -1,0 +1,1 @@
+"""The ``pdfindex`` command line: one subcommand per job, errors as one clear line."""

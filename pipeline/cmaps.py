@@ -1,0 +1,302 @@
+"""CMap programs (R5) and the predefined CMaps bundled with pdfminer.six (R4 steps 2-3).
+
+A parsed CMap answers two questions: how to split a string into codes (codespace
+ranges of 1 to 4 bytes) and what a code maps to (Unicode text for a ToUnicode CMap,
+a CID for an encoding CMap). Counts before ``beginbfchar`` and friends are ignored:
+producers get them wrong, so we read until the matching ``end`` keyword.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+# Ranges wider than this are kept as ranges instead of being expanded into a dict:
+# a `<0000> <FFFF> <0000>` identity bfrange is common, a 4-byte one is not rare.
+_EXPAND_LIMIT = 4096
+
+_TOKEN = re.compile(
+    rb"<([0-9A-Fa-f\s]*)>"  # hex string
+    rb"|(\[)|(\])"
+    rb"|/([^\s/\[\]<>(){}%]*)"  # name
+    rb"|\(((?:[^()\\]|\\.)*)\)"  # literal string (no nesting; rare in CMaps)
+    rb"|([-+]?\d+(?:\.\d*)?)"  # number
+    rb"|([A-Za-z_][A-Za-z0-9_.]*)"  # keyword
+    rb"|%[^\r\n]*",
+    re.S,
+)
+
+
+def hex_bytes(digits: bytes) -> bytes:
+    """A hex string's bytes; whitespace is ignored and an odd final digit is
+    padded with 0, as ISO 32000-1 §7.3.4.3 says."""
+    hexd = bytes(c for c in digits if c not in b" \t\r\n\f\x00")
+    if len(hexd) % 2:
+        hexd += b"0"
+    try:
+        return bytes.fromhex(hexd.decode("ascii"))
+    except ValueError:
+        return b""
+
+
+def utf16_text(dst: bytes) -> str:
+    """A bfchar/bfrange destination: UTF-16BE with surrogate pairs joined.
+
+    An odd-length destination is a producer that dropped the leading zero byte
+    (``<41>`` for "A"); lone surrogates are dropped rather than kept as garbage.
+    """
+    if len(dst) % 2:
+        dst = b"\x00" + dst
+    text = dst.decode("utf-16-be", "surrogatepass")
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        text = "".join(ch for ch in text if not "\ud800" <= ch <= "\udfff")
+    return text.replace("\x00", "")
+
+
+@dataclass(slots=True)
+class CMap:
+    """A parsed CMap program. ``unicode`` is for ToUnicode maps, ``cids`` for
+    encoding maps; each also has range lists for spans too wide to expand."""
+
+    name: str = ""
+    wmode: int = 0
+    usecmap: str = ""
+    codespace: list[tuple[int, int, int]] = field(default_factory=list)  # (nbytes, lo, hi)
+    unicode: dict[int, str] = field(default_factory=dict)
+    unicode_ranges: list[tuple[int, int, int, int]] = field(default_factory=list)  # lo, hi, dst, dst_len
+    cids: dict[int, int] = field(default_factory=dict)
+    cid_ranges: list[tuple[int, int, int]] = field(default_factory=list)  # lo, hi, first cid
+    registry: str = ""
+    ordering: str = ""
+
+    def lookup_unicode(self, code: int) -> str | None:
+        text = self.unicode.get(code)
+        if text is not None:
+            return text
+        for lo, hi, dst, dst_len in self.unicode_ranges:
+            if lo <= code <= hi:
+                return utf16_text((dst + code - lo).to_bytes(dst_len, "big"))
+        return None
+
+    def lookup_cid(self, code: int) -> int | None:
+        cid = self.cids.get(code)
+        if cid is not None:
+            return cid
+        for lo, hi, first in self.cid_ranges:
+            if lo <= code <= hi:
+                return first + code - lo
+        return None
+
+    def code_lengths(self) -> tuple[int, ...]:
+        return tuple(sorted({n for n, _, _ in self.codespace}))
+
+
+def parse_cmap(data: bytes) -> CMap:
+    """Parse a CMap program; never raises on bad syntax, it keeps what it could read."""
+    cmap = CMap()
+    tokens = [m for m in _TOKEN.finditer(data) if m.lastindex is not None]
+    stack: list[object] = []
+    section: str | None = None
+    i = 0
+    n = len(tokens)
+    while i < n:
+        m = tokens[i]
+        i += 1
+        kind = m.lastindex
+        if kind == 1:
+            stack.append(hex_bytes(m.group(1)))
+        elif kind == 2:
+            stack.append("[")
+        elif kind == 3:
+            items: list[object] = []
+            while stack and stack[-1] != "[":
+                items.append(stack.pop())
+            if stack:
+                stack.pop()
+            items.reverse()
+            stack.append(items)
+        elif kind == 4:
+            stack.append(("/", m.group(4).decode("latin-1")))
+        elif kind == 5:
+            stack.append(m.group(5))
+        elif kind == 6:
+            num = m.group(6)
+            stack.append(float(num) if b"." in num else int(num))
+        elif kind == 7:
+            kw = m.group(7).decode("ascii")
+            if kw.startswith("begin") and kw != "begincmap":
+                section = kw[5:]
+                stack.clear()
+            elif kw.startswith("end") and kw not in ("endcmap", "end"):
+                _apply_section(cmap, section, stack)
+                section = None
+                stack.clear()
+            elif kw == "def" and len(stack) >= 2:
+                _apply_def(cmap, stack[-2], stack[-1])
+                stack.clear()
+            elif kw == "usecmap" and stack and isinstance(stack[-1], tuple):
+                cmap.usecmap = stack[-1][1]  # type: ignore[index]
+                stack.clear()
+            elif section is None:
+                stack.clear()
+    return cmap
+
+
+def _apply_def(cmap: CMap, key: object, value: object) -> None:
+    if not (isinstance(key, tuple) and key[0] == "/"):
+        return
+    name = key[1]
+    if name == "WMode" and isinstance(value, int):
+        cmap.wmode = value
+    elif name == "CMapName" and isinstance(value, tuple):
+        cmap.name = value[1]
+    elif name == "Registry" and isinstance(value, bytes):
+        cmap.registry = value.decode("latin-1")
+    elif name == "Ordering" and isinstance(value, bytes):
+        cmap.ordering = value.decode("latin-1")
+
+
+def _apply_section(cmap: CMap, section: str | None, items: list[object]) -> None:
+    if section == "codespacerange":
+        for lo, hi in zip(items[0::2], items[1::2]):
+            if isinstance(lo, bytes) and isinstance(hi, bytes) and 1 <= len(lo) <= 4:
+                cmap.codespace.append((len(lo), int.from_bytes(lo, "big"), int.from_bytes(hi, "big")))
+    elif section == "bfchar":
+        for src, dst in zip(items[0::2], items[1::2]):
+            if isinstance(src, bytes) and src:
+                text = _destination(dst)
+                if text is not None:
+                    cmap.unicode[int.from_bytes(src, "big")] = text
+    elif section == "bfrange":
+        for k in range(0, len(items) - 2, 3):
+            lo_b, hi_b, dst = items[k], items[k + 1], items[k + 2]
+            if not (isinstance(lo_b, bytes) and isinstance(hi_b, bytes) and lo_b and hi_b):
+                continue
+            lo, hi = int.from_bytes(lo_b, "big"), int.from_bytes(hi_b, "big")
+            if hi < lo:
+                continue
+            if isinstance(dst, list):  # array form: one destination per code
+                for off, d in enumerate(dst[: hi - lo + 1]):
+                    text = _destination(d)
+                    if text is not None:
+                        cmap.unicode[lo + off] = text
+            elif isinstance(dst, bytes) and dst:
+                base = int.from_bytes(dst, "big")
+                if hi - lo < _EXPAND_LIMIT:
+                    for off in range(hi - lo + 1):
+                        try:
+                            cmap.unicode[lo + off] = utf16_text((base + off).to_bytes(len(dst), "big"))
+                        except OverflowError:
+                            break
+                else:
+                    cmap.unicode_ranges.append((lo, hi, base, len(dst)))
+    elif section == "cidchar":
+        for src, cid in zip(items[0::2], items[1::2]):
+            if isinstance(src, bytes) and src and isinstance(cid, int):
+                cmap.cids[int.from_bytes(src, "big")] = cid
+    elif section == "cidrange":
+        for k in range(0, len(items) - 2, 3):
+            lo_b, hi_b, cid = items[k], items[k + 1], items[k + 2]
+            if isinstance(lo_b, bytes) and isinstance(hi_b, bytes) and lo_b and isinstance(cid, int):
+                lo, hi = int.from_bytes(lo_b, "big"), int.from_bytes(hi_b, "big")
+                if hi - lo < _EXPAND_LIMIT:
+                    for off in range(hi - lo + 1):
+                        cmap.cids[lo + off] = cid + off
+                else:
+                    cmap.cid_ranges.append((lo, hi, cid))
+
+
+def _destination(dst: object) -> str | None:
+    if isinstance(dst, bytes):
+        return utf16_text(dst)
+    if isinstance(dst, tuple) and dst[0] == "/":  # a glyph name destination
+        from .encodings import glyph_name_to_unicode
+
+        return glyph_name_to_unicode(dst[1])
+    return None
+
+
+# --------------------------------------------------------------------------
+# Predefined CMaps and CID collections, from pdfminer.six's bundled data.
+# --------------------------------------------------------------------------
+
+def _load_json(name: str) -> dict[str, object] | None:
+    try:
+        path = resources.files("pdfminer").joinpath("cmap", f"{name}.json.gz")
+        with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as fh:
+            data: dict[str, object] = json.load(fh)
+            return data
+    except (OSError, ValueError, ModuleNotFoundError):
+        return None
+
+
+def _int_tree(node: dict[str, object]) -> dict[int, object]:
+    return {int(k): (_int_tree(v) if isinstance(v, dict) else v) for k, v in node.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class PredefinedCMap:
+    """A named CMap: code bytes → CID as a byte trie, plus its writing mode."""
+
+    name: str
+    vertical: bool
+    trie: dict[int, object]
+
+
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+@lru_cache(maxsize=None)
+def predefined_cmap(name: str) -> PredefinedCMap | None:
+    """Load a predefined CMap once per process; None when it is not bundled (R4:
+    the chain then skips this step instead of failing)."""
+    if not _SAFE_NAME.match(name):
+        return None
+    data = _load_json(name)
+    if not data or not isinstance(data.get("CODE2CID"), dict):
+        return None
+    return PredefinedCMap(name, bool(data.get("IS_VERTICAL")), _int_tree(data["CODE2CID"]))  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=None)
+def cid_to_unicode(ordering: str) -> dict[int, str] | None:
+    """CID → Unicode for Adobe-GB1, -CNS1, -Japan1, -Korea1 (R4 step 3), parsed once."""
+    if ordering not in ("GB1", "CNS1", "Japan1", "Korea1"):
+        return None
+    data = _load_json(f"to-unicode-Adobe-{ordering}")
+    if not data or not isinstance(data.get("CID2UNICHR_H"), dict):
+        return None
+    return {int(k): v for k, v in data["CID2UNICHR_H"].items()}  # type: ignore[union-attr]
+
+
+# Orderings of the predefined CMaps by name prefix, for Type0 fonts whose
+# CIDSystemInfo is missing.
+_ORDERING_BY_PREFIX = (
+    ("UniGB", "GB1"), ("GBK", "GB1"), ("GBT", "GB1"), ("GB", "GB1"),
+    ("UniCNS", "CNS1"), ("B5", "CNS1"), ("ETen", "CNS1"), ("HK", "CNS1"), ("CNS", "CNS1"), ("ETHK", "CNS1"),
+    ("UniJIS", "Japan1"), ("90", "Japan1"), ("83pv", "Japan1"), ("78", "Japan1"), ("EUC", "Japan1"),
+    ("RKSJ", "Japan1"), ("Add", "Japan1"), ("Ext", "Japan1"), ("NWP", "Japan1"), ("Hankaku", "Japan1"),
+    ("Hiragana", "Japan1"), ("Katakana", "Japan1"), ("Roman", "Japan1"), ("WP", "Japan1"),
+    ("H", "Japan1"), ("V", "Japan1"),
+    ("UniKS", "Korea1"), ("KSC", "Korea1"),
+)
+
+
+def ordering_of_cmap_name(name: str) -> str:
+    for prefix, ordering in _ORDERING_BY_PREFIX:
+        if name.startswith(prefix):
+            return ordering
+    return ""
+
+
+def unicode_cmap_codec(name: str) -> str | None:
+    """For the Uni* predefined CMaps the code itself is Unicode: the codec that reads it."""
+    if not name.startswith("Uni"):
+        return None
+    for marker, codec in (("UCS2", "utf-16-be"), ("UTF16", "utf-16-be"), ("UTF32", "utf-32-be"), ("UTF8", "utf-8")):
+        if f"-{marker}-" in name:
+            return codec
+    return None

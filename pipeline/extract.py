@@ -1,0 +1,104 @@
+"""The extraction API the index and workers call: a document in, per-page text,
+quality, visible box and problems out."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from .assemble import assemble, visible
+from .document import PdfFile, Source, page_content, page_resources, visible_box
+from .fonts import Font
+from .geometry import IDENTITY, Rect
+from .glyph import Glyph
+from .interpreter import Interpreter
+from .params import DEFAULT_PARAMS, Params
+from .quality import Quality, measure
+
+
+@dataclass(slots=True)
+class Page:
+    number: int  # 1-based
+    text: str
+    quality: Quality
+    box: Rect
+    problems: list[str] = field(default_factory=list)
+    #: R2: the page content stream's own glyphs (forms excluded, nothing filtered),
+    #: kept only when asked for, since a book has millions.
+    glyphs: list[Glyph] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Document:
+    source: str
+    page_count: int
+    pages: list[Page]
+    info: dict[str, str]
+    encrypted: bool
+
+
+def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = None, *,
+                 params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False) -> Page:
+    """Interpret one page (1-based). Never raises for damage inside the page: what
+    could not be read is in ``Page.problems``."""
+    problems: list[str] = []
+    page = pdf.pages[number - 1]
+    box = visible_box(page, problems)
+    interpreter = Interpreter(params, fonts if fonts is not None else {}, problems)
+    try:
+        glyphs = interpreter.run_page(page_content(page, problems), page_resources(page), IDENTITY)
+    except RecursionError:
+        problems.append("content nested too deeply; page text truncated")
+        glyphs = interpreter.glyphs
+    except Exception as exc:  # noqa: BLE001 - last line of defence: one page, not the document
+        problems.append(f"page interpretation stopped: {type(exc).__name__}: {exc}")
+        glyphs = interpreter.glyphs
+    shown = visible(glyphs, box)
+    return Page(
+        number=number,
+        text=assemble(shown, params),
+        quality=measure(shown, params),
+        box=box,
+        problems=problems,
+        glyphs=[g for g in glyphs if g.token >= 0] if keep_glyphs else [],
+    )
+
+
+def parse_page_ranges(spec: str, page_count: int) -> list[int]:
+    """``"1-3,7"`` → [1, 2, 3, 7]; open ranges (``"5-"``) run to the last page.
+    Raises ValueError on nonsense, so the CLI can say what was wrong."""
+    numbers: list[int] = []
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo_s, dash, hi_s = part.partition("-")
+        lo = int(lo_s) if lo_s else 1
+        hi = (int(hi_s) if hi_s else page_count) if dash else lo
+        if lo < 1 or hi < lo:
+            raise ValueError(f"bad page range {part!r}")
+        numbers.extend(range(lo, min(hi, page_count) + 1))
+    return numbers
+
+
+def iter_pages(pdf: PdfFile, pages: Iterable[int] | None = None, *, params: Params = DEFAULT_PARAMS,
+               keep_glyphs: bool = False) -> Iterator[Page]:
+    """Pages one at a time, sharing one font cache, so a worker can stream them."""
+    fonts: dict[object, Font] = {}
+    numbers = range(1, pdf.page_count + 1) if pages is None else pages
+    for number in numbers:
+        if 1 <= number <= pdf.page_count:
+            yield extract_page(pdf, number, fonts, params=params, keep_glyphs=keep_glyphs)
+
+
+def extract(source: Source, password: str | None = None, pages: Iterable[int] | None = None, *,
+            params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False) -> Document:
+    """Extract a PDF given as a path or bytes. Raises an ``ExtractionError`` subclass
+    only when the document as a whole cannot be read (see errors.py)."""
+    pdf = PdfFile(source, password)
+    return Document(
+        source=pdf.name,
+        page_count=pdf.page_count,
+        pages=list(iter_pages(pdf, pages, params=params, keep_glyphs=keep_glyphs)),
+        info=pdf.info(),
+        encrypted=pdf.encrypted,
+    )

@@ -1,0 +1,454 @@
+"""Fonts: splitting strings into codes, decoding codes to Unicode (R4), widths and
+box heights (R3).
+
+Every font answers ``decode(data)`` with a list of ``CodeInfo`` tuples, cached per
+code, so the interpreter's per-glyph work is a table look-up. Widths are in text
+space units (1.0 = the font size), already through /1000 or a Type 3 FontMatrix.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from pdfminer.fontmetrics import FONT_METRICS
+from pdfminer.pdftypes import PDFStream, resolve1
+from pdfminer.psparser import PSLiteral
+
+from . import encodings as enc
+from .cmaps import (
+    CMap,
+    PredefinedCMap,
+    cid_to_unicode,
+    ordering_of_cmap_name,
+    parse_cmap,
+    predefined_cmap,
+    unicode_cmap_codec,
+)
+from .params import Params
+
+
+class CodeInfo(NamedTuple):
+    code: int
+    nbytes: int
+    text: str  # "" when unresolved
+    width: float  # horizontal advance w0, text space units
+    is_space: bool  # single-byte code 32: word spacing Tw applies (§9.3.3)
+    w1: float = 0.0  # vertical advance (negative: downwards), vertical fonts only
+    vx: float = 0.0  # position vector from the vertical to the horizontal origin
+    vy: float = 0.0
+
+
+def _name(x: object) -> str:
+    x = resolve1(x)
+    if isinstance(x, PSLiteral):
+        return str(x.name)
+    if isinstance(x, bytes):
+        return x.decode("latin-1")
+    return str(x) if isinstance(x, str) else ""
+
+
+def _num(x: object, default: float = 0.0) -> float:
+    x = resolve1(x)
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else default
+
+
+def _stream_data(x: object, problems: list[str], what: str) -> bytes | None:
+    x = resolve1(x)
+    if not isinstance(x, PDFStream):
+        return None
+    try:
+        return x.get_data()
+    except Exception as exc:  # noqa: BLE001 - any filter failure only loses this step (R4)
+        problems.append(f"unreadable {what}: {exc}")
+        return None
+
+
+def _strip_subset(base_font: str) -> str:
+    if len(base_font) > 7 and base_font[6] == "+" and base_font[:6].isupper():
+        return base_font[7:]
+    return base_font
+
+
+_STD14_ALIASES = {
+    "Arial": "Helvetica", "ArialMT": "Helvetica", "Arial,Bold": "Helvetica-Bold", "Arial-BoldMT": "Helvetica-Bold",
+    "TimesNewRoman": "Times-Roman", "TimesNewRomanPSMT": "Times-Roman", "CourierNew": "Courier",
+    "CourierNewPSMT": "Courier", "Times": "Times-Roman",
+}
+
+
+def standard_metrics(base_font: str) -> tuple[dict[str, Any], dict[str, int]] | None:
+    name = _strip_subset(base_font)
+    name = _STD14_ALIASES.get(name, name)
+    found = FONT_METRICS.get(name)
+    if found is None and "," in name:
+        found = FONT_METRICS.get(name.split(",")[0])
+    return found  # type: ignore[return-value]
+
+
+def _sane_height(ascent: float, descent: float) -> bool:
+    """A usable ascent/descent pair in em: positive height, not absurd."""
+    return ascent > 0 and descent <= 0 and 0.3 <= ascent - descent <= 3.0
+
+
+class Font:
+    """Base of the font kinds; ``decode`` turns a string operand into codes."""
+
+    vertical = False
+
+    def __init__(self, resource: str, base_font: str, ascent: float, descent: float) -> None:
+        self.resource = resource
+        self.base_font = base_font
+        self.ascent = ascent
+        self.descent = descent
+
+    def decode(self, data: bytes) -> list[CodeInfo]:
+        raise NotImplementedError
+
+
+def _vertical_metrics(descriptor: dict[str, Any], bbox: object, std: Any, scale: float,
+                      params: Params) -> tuple[float, float]:
+    """R3: Ascent/Descent, else FontBBox, else standard-14 metrics, else the default."""
+    a, d = _num(descriptor.get("Ascent")) * scale, _num(descriptor.get("Descent")) * scale
+    if _sane_height(a, d):
+        return a, d
+    box = resolve1(bbox if bbox is not None else descriptor.get("FontBBox"))
+    if isinstance(box, list) and len(box) == 4:
+        y0, y1 = _num(box[1]) * scale, _num(box[3]) * scale
+        lo, hi = min(y0, y1), max(y0, y1)
+        if _sane_height(hi, min(lo, 0.0)):
+            return hi, min(lo, 0.0)
+    if std is not None:
+        a, d = _num(std[0].get("Ascent")) / 1000, _num(std[0].get("Descent")) / 1000
+        if _sane_height(a, d):
+            return a, d
+    return params.default_ascent, params.default_descent
+
+
+class SimpleFont(Font):
+    """Type1, MMType1, TrueType and Type3 fonts: one byte per code, a 256-entry table."""
+
+    def __init__(self, resource: str, spec: dict[str, Any], params: Params, problems: list[str]) -> None:
+        subtype = _name(spec.get("Subtype"))
+        base_font = _name(spec.get("BaseFont"))
+        descriptor = resolve1(spec.get("FontDescriptor"))
+        descriptor = descriptor if isinstance(descriptor, dict) else {}
+        std = standard_metrics(base_font) if subtype != "Type3" else None
+        scale = 0.001
+        if subtype == "Type3":
+            matrix = resolve1(spec.get("FontMatrix"))
+            if isinstance(matrix, list) and len(matrix) == 6:
+                scale_x = _num(matrix[0], 0.001)
+                scale = _num(matrix[3], 0.001)
+            else:
+                scale_x = 0.001
+            ascent, descent = _vertical_metrics(descriptor, spec.get("FontBBox"), None, abs(scale), params)
+        else:
+            scale_x = 0.001
+            ascent, descent = _vertical_metrics(descriptor, None, std, scale, params)
+        super().__init__(resource, base_font, ascent, descent)
+
+        to_unicode: CMap | None = None
+        data = _stream_data(spec.get("ToUnicode"), problems, f"ToUnicode of font {resource}")
+        if data:
+            to_unicode = parse_cmap(data)
+
+        names = self._glyph_names(spec, subtype, descriptor, problems)
+        plain = _strip_subset(base_font)
+        builtin: dict[int, str] = {}
+        if plain.startswith("Symbol"):
+            builtin = enc.SYMBOL
+        elif plain.startswith("ZapfDingbats"):
+            builtin = enc.ZAPF_DINGBATS
+
+        widths = resolve1(spec.get("Widths"))
+        first_char = int(_num(spec.get("FirstChar"), 0))
+        missing = _num(descriptor.get("MissingWidth")) * scale_x
+        std_widths = std[1] if std is not None else None
+
+        table: list[CodeInfo] = []
+        for code in range(256):
+            text = self._text(code, to_unicode, names, builtin)
+            width = None
+            if isinstance(widths, list) and 0 <= code - first_char < len(widths):
+                w = resolve1(widths[code - first_char])
+                if isinstance(w, (int, float)):
+                    width = float(w) * scale_x
+            if width is None:
+                if std_widths is not None and text and text in std_widths:
+                    width = std_widths[text] / 1000
+                elif std_widths is not None and code == 32:
+                    width = std_widths.get(" ", 250) / 1000
+                else:
+                    width = missing or (0.5 if not isinstance(widths, list) else 0.0)
+            table.append(CodeInfo(code, 1, text, width, code == 32))
+        self.table = table
+
+    @staticmethod
+    def _glyph_names(spec: dict[str, Any], subtype: str, descriptor: dict[str, Any],
+                     problems: list[str]) -> dict[int, str | None]:
+        """Code → Unicode from /Encoding (name, or BaseEncoding + /Differences) over the
+        font's built-in encoding. None marks a glyph name that says nothing: that code
+        is unresolved rather than guessed from WinAnsi."""
+        result: dict[int, str | None] = {}
+        encoding = resolve1(spec.get("Encoding"))
+        base_name = _name(encoding) if not isinstance(encoding, dict) else _name(encoding.get("BaseEncoding"))
+        base = enc.base_encoding(base_name) if base_name else None
+        if base is None:
+            program = None
+            for key in ("FontFile", "FontFile3"):
+                if key in descriptor:
+                    program = _stream_data(descriptor[key], problems, "embedded font program")
+                    break
+            builtin_names = enc.type1_builtin_encoding(program) if program else {}
+            if builtin_names:
+                for code, gname in builtin_names.items():
+                    result[code] = enc.glyph_name_to_unicode(gname)
+            elif subtype in ("Type1", "MMType1") and not _name(spec.get("BaseFont")).startswith(("Symbol", "ZapfDingbats")):
+                base = enc.STANDARD
+        if base is not None:
+            result.update(base)
+        if isinstance(encoding, dict):
+            differences = resolve1(encoding.get("Differences"))
+            if isinstance(differences, list):
+                code = 0
+                for item in differences:
+                    item = resolve1(item)
+                    if isinstance(item, int):
+                        code = item
+                    elif isinstance(item, PSLiteral):
+                        if 0 <= code < 256:
+                            result[code] = enc.glyph_name_to_unicode(str(item.name))
+                        code += 1
+        return result
+
+    @staticmethod
+    def _text(code: int, to_unicode: CMap | None, names: dict[int, str | None],
+              builtin: dict[int, str]) -> str:
+        if to_unicode is not None:  # step 1
+            text = to_unicode.lookup_unicode(code)
+            if text:
+                return text
+        if code in names:  # step 2: a named glyph decides, even when it says nothing
+            return names[code] or ""
+        if builtin:
+            return builtin.get(code, "")
+        # step 4: the built-in WinAnsi table, then MacRoman for what WinAnsi leaves out
+        return enc.WIN_ANSI.get(code) or enc.MAC_ROMAN.get(code) or ""
+
+    def decode(self, data: bytes) -> list[CodeInfo]:
+        table = self.table
+        return [table[b] for b in data]
+
+
+class CIDFont(Font):
+    """Type0 fonts: codes split by the Encoding CMap's codespace; text by ToUnicode,
+    then a Unicode-based predefined CMap, then the CID collection (R4)."""
+
+    def __init__(self, resource: str, spec: dict[str, Any], params: Params, problems: list[str]) -> None:
+        base_font = _name(spec.get("BaseFont"))
+        descendants = resolve1(spec.get("DescendantFonts"))
+        cid_font = resolve1(descendants[0]) if isinstance(descendants, list) and descendants else {}
+        cid_font = cid_font if isinstance(cid_font, dict) else {}
+        descriptor = resolve1(cid_font.get("FontDescriptor"))
+        descriptor = descriptor if isinstance(descriptor, dict) else {}
+        ascent, descent = _vertical_metrics(descriptor, None, None, 0.001, params)
+        super().__init__(resource, base_font, ascent, descent)
+
+        self.identity = False
+        self.trie: dict[int, object] | None = None
+        self.embedded: CMap | None = None
+        self.codec: str | None = None
+        encoding = resolve1(spec.get("Encoding"))
+        cmap_name = ""
+        if isinstance(encoding, PDFStream):
+            data = _stream_data(encoding, problems, f"encoding CMap of font {resource}")
+            self.embedded = parse_cmap(data or b"")
+            cmap_name = _name(encoding.get("CMapName")) or self.embedded.name
+            wmode = resolve1(encoding.get("WMode"))
+            self.vertical = (wmode if isinstance(wmode, int) else self.embedded.wmode) == 1
+            used = self.embedded.usecmap
+            if used:
+                self._use_predefined(used)
+            if not self.embedded.codespace and self.trie is None and not self.identity:
+                self.identity = True  # no codespace at all: two-byte codes, the common case
+        else:
+            cmap_name = _name(encoding)
+            self._use_predefined(cmap_name)
+            self.vertical = cmap_name.endswith("-V")
+            if self.trie is None and not self.identity:
+                problems.append(f"font {resource}: CMap {cmap_name or '(none)'} not available, read as Identity")
+                self.identity = True
+        self.codec = unicode_cmap_codec(cmap_name)
+
+        info = resolve1(cid_font.get("CIDSystemInfo"))
+        ordering = _name(info.get("Ordering")) if isinstance(info, dict) else ""
+        registry = _name(info.get("Registry")) if isinstance(info, dict) else ""
+        if registry != "Adobe" or ordering not in ("GB1", "CNS1", "Japan1", "Korea1"):
+            ordering = ordering_of_cmap_name(cmap_name) if cmap_name and cmap_name != "Identity-H" else ordering
+        self.collection = cid_to_unicode(ordering) if ordering else None
+
+        self.to_unicode: CMap | None = None
+        data = _stream_data(spec.get("ToUnicode"), problems, f"ToUnicode of font {resource}")
+        if data:
+            self.to_unicode = parse_cmap(data)
+
+        self.default_width = _num(cid_font.get("DW"), 1000) / 1000
+        self.widths = self._parse_w(resolve1(cid_font.get("W")))
+        dw2 = resolve1(cid_font.get("DW2"))
+        self.dw2 = (_num(dw2[0], 880) / 1000, _num(dw2[1], -1000) / 1000) if isinstance(dw2, list) and len(dw2) == 2 else (0.88, -1.0)
+        self.w2 = self._parse_w2(resolve1(cid_font.get("W2"))) if self.vertical else {}
+        self.cache: dict[bytes, CodeInfo] = {}
+
+    def _use_predefined(self, name: str) -> None:
+        if name in ("Identity-H", "Identity-V"):
+            self.identity = True
+            return
+        pre: PredefinedCMap | None = predefined_cmap(name)
+        if pre is not None:
+            self.trie = pre.trie
+
+    @staticmethod
+    def _parse_w(w: object) -> dict[int, float]:
+        widths: dict[int, float] = {}
+        if not isinstance(w, list):
+            return widths
+        i = 0
+        while i + 1 < len(w):
+            first, second = resolve1(w[i]), resolve1(w[i + 1])
+            if isinstance(first, int) and isinstance(second, list):
+                for off, v in enumerate(second):
+                    widths[first + off] = _num(v) / 1000
+                i += 2
+            elif isinstance(first, int) and isinstance(second, int) and i + 2 < len(w):
+                value = _num(w[i + 2]) / 1000
+                if second - first < 65536:
+                    for cid in range(first, second + 1):
+                        widths[cid] = value
+                i += 3
+            else:
+                i += 1
+        return widths
+
+    @staticmethod
+    def _parse_w2(w: object) -> dict[int, tuple[float, float, float]]:
+        result: dict[int, tuple[float, float, float]] = {}
+        if not isinstance(w, list):
+            return result
+        i = 0
+        while i + 1 < len(w):
+            first, second = resolve1(w[i]), resolve1(w[i + 1])
+            if isinstance(first, int) and isinstance(second, list):
+                vals = [_num(v) / 1000 for v in second]
+                for k in range(len(vals) // 3):
+                    result[first + k] = (vals[3 * k], vals[3 * k + 1], vals[3 * k + 2])
+                i += 2
+            elif isinstance(first, int) and isinstance(second, int) and i + 4 < len(w):
+                triple = (_num(w[i + 2]) / 1000, _num(w[i + 3]) / 1000, _num(w[i + 4]) / 1000)
+                if second - first < 65536:
+                    for cid in range(first, second + 1):
+                        result[cid] = triple
+                i += 5
+            else:
+                i += 1
+        return result
+
+    def _split(self, data: bytes, i: int) -> tuple[int, int, int | None]:
+        """(code, nbytes, cid) at offset i; bytes matching no codespace range are kept
+        as a one-byte unresolved code instead of being dropped."""
+        if self.identity:
+            if i + 1 < len(data):
+                code = (data[i] << 8) | data[i + 1]
+                return code, 2, code
+            return data[i], 1, None
+        if self.embedded is not None and self.embedded.codespace:
+            for n in self.embedded.code_lengths():
+                if i + n <= len(data):
+                    code = int.from_bytes(data[i:i + n], "big")
+                    for length, lo, hi in self.embedded.codespace:
+                        if length == n and lo <= code <= hi:
+                            cid = self.embedded.lookup_cid(code)
+                            if cid is None and self.trie is not None:
+                                cid = self._trie_cid(data[i:i + n])
+                            return code, n, cid
+            n = self.embedded.code_lengths()[0]
+            return int.from_bytes(data[i:i + n], "big"), min(n, len(data) - i), None
+        if self.trie is not None:
+            node: object = self.trie
+            for k in range(4):
+                if i + k >= len(data) or not isinstance(node, dict):
+                    break
+                node = node.get(data[i + k])
+                if isinstance(node, int):
+                    return int.from_bytes(data[i:i + k + 1], "big"), k + 1, node
+                if node is None:
+                    break
+            return data[i], 1, None
+        return data[i], 1, None
+
+    def _trie_cid(self, code: bytes) -> int | None:
+        node: object = self.trie
+        for b in code:
+            if not isinstance(node, dict):
+                return None
+            node = node.get(b)
+        return node if isinstance(node, int) else None
+
+    def _info(self, code: int, nbytes: int, cid: int | None) -> CodeInfo:
+        text = ""
+        if self.to_unicode is not None:
+            text = self.to_unicode.lookup_unicode(code) or ""
+        if not text and self.codec is not None and cid is not None:
+            try:
+                text = code.to_bytes(nbytes, "big").decode(self.codec)
+            except UnicodeDecodeError:
+                text = ""
+        if not text and self.collection is not None and cid is not None:
+            text = self.collection.get(cid, "")
+        text = text.replace("\x00", "")
+        key = cid if cid is not None else -1
+        width = self.widths.get(key, self.default_width)
+        if self.vertical:
+            w1, vx, vy = self.w2.get(key, (self.dw2[1], width / 2, self.dw2[0]))
+            return CodeInfo(code, nbytes, text, width, nbytes == 1 and code == 32, w1, vx, vy)
+        return CodeInfo(code, nbytes, text, width, nbytes == 1 and code == 32)
+
+    def decode(self, data: bytes) -> list[CodeInfo]:
+        out: list[CodeInfo] = []
+        cache = self.cache
+        i, n = 0, len(data)
+        while i < n:
+            code, nbytes, cid = self._split(data, i)
+            key = data[i:i + nbytes]
+            info = cache.get(key)
+            if info is None:
+                info = cache[key] = self._info(code, nbytes, cid)
+            out.append(info)
+            i += max(nbytes, 1)
+        return out
+
+
+class MissingFont(Font):
+    """Stands in for a font resource that is absent or unreadable: glyphs keep their
+    place (half-em advance) and count as unresolved, so coverage tells the truth."""
+
+    def __init__(self, resource: str, params: Params) -> None:
+        super().__init__(resource, "", params.default_ascent, params.default_descent)
+        self.table = [CodeInfo(c, 1, "", 0.5, c == 32) for c in range(256)]
+
+    def decode(self, data: bytes) -> list[CodeInfo]:
+        table = self.table
+        return [table[b] for b in data]
+
+
+def load_font(resource: str, spec: object, params: Params, problems: list[str]) -> Font:
+    """Build the font for a /Font resource entry; never raises."""
+    spec = resolve1(spec)
+    if not isinstance(spec, dict):
+        problems.append(f"font {resource} is not a font dictionary")
+        return MissingFont(resource, params)
+    try:
+        if _name(spec.get("Subtype")) == "Type0":
+            return CIDFont(resource, spec, params, problems)
+        return SimpleFont(resource, spec, params, problems)
+    except Exception as exc:  # noqa: BLE001 - a broken font loses only its own text (R17)
+        problems.append(f"font {resource} could not be read: {type(exc).__name__}: {exc}")
+        return MissingFont(resource, params)

@@ -1,0 +1,351 @@
+"""The content-stream interpreter: operator dispatch, graphics and text state, glyph
+positioning (ISO 32000-1 §8.4, §9.3, §9.4), Form XObjects (R9).
+
+One ``Interpreter`` runs one page. Glyphs come out in content order, with each
+form's glyphs spliced in at its ``Do`` (R14). The interpreter never raises for bad
+content: a bad operator is skipped, an unknown font is replaced by a stand-in whose
+glyphs are unresolved, and each skipped thing is recorded in ``problems``.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from pdfminer.pdftypes import PDFObjRef, PDFStream, resolve1
+from pdfminer.psparser import PSLiteral
+
+from .content import operations
+from .fonts import Font, MissingFont, load_font
+from .geometry import IDENTITY, Matrix, mult, unit
+from .glyph import Glyph
+from .params import Params
+
+
+class TextState:
+    """The text state parameters of §9.3, part of the graphics state (R8)."""
+
+    __slots__ = ("font", "font_name", "size", "char_spacing", "word_spacing", "scale", "leading", "render", "rise")
+
+    def __init__(self) -> None:
+        self.font: Font | None = None
+        self.font_name = ""
+        self.size = 0.0
+        self.char_spacing = 0.0
+        self.word_spacing = 0.0
+        self.scale = 1.0
+        self.leading = 0.0
+        self.render = 0
+        self.rise = 0.0
+
+    def copy(self) -> TextState:
+        other = TextState.__new__(TextState)
+        for name in TextState.__slots__:
+            setattr(other, name, getattr(self, name))
+        return other
+
+
+FontCache = dict[object, Font]
+
+
+def _number(x: object) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise TypeError(f"number expected, got {x!r}")
+    return float(x)
+
+
+def _matrix(args: list[object]) -> Matrix:
+    a, b, c, d, e, f = (_number(v) for v in args)
+    return (a, b, c, d, e, f)
+
+
+class Interpreter:
+    """Interprets one page's content, forms included, into glyph records."""
+
+    def __init__(self, params: Params, fonts: FontCache, problems: list[str]) -> None:
+        self.params = params
+        self.fonts = fonts
+        self.problems = problems
+        self.glyphs: list[Glyph] = []
+        self.ctm: Matrix = IDENTITY
+        self.ts = TextState()
+        self.tm: Matrix = IDENTITY
+        self.tlm: Matrix = IDENTITY
+        self.stack: list[tuple[Matrix, TextState]] = []
+        self.resources: dict[str, Any] = {}
+        self.in_form = False
+        self.active_forms: set[object] = set()
+        self.depth = 0
+        self.reported: set[str] = set()
+        self._table = self._operator_table()
+
+    # ---- entry points -------------------------------------------------------
+
+    def run_page(self, data: bytes, resources: dict[str, Any], ctm: Matrix) -> list[Glyph]:
+        self.ctm = ctm
+        self.resources = resources
+        self._execute(data)
+        return self.glyphs
+
+    def _execute(self, data: bytes) -> None:
+        table = self._table
+        problems = self.problems
+        for op, args, index in operations(data, problems):
+            entry = table.get(op)
+            if entry is None:
+                if op not in _IGNORED:
+                    self._once(f"unknown operator {op.decode('latin-1')!r}")
+                continue
+            handler, arity = entry
+            if len(args) < arity:
+                self._once(f"operator {op.decode('latin-1')} with too few operands (token {index})")
+                continue
+            try:
+                handler(args[len(args) - arity:] if arity else args, index)
+            except (TypeError, ValueError, IndexError, ZeroDivisionError, OverflowError) as exc:
+                self._once(f"operator {op.decode('latin-1')} skipped at token {index}: {exc}")
+
+    def _once(self, problem: str) -> None:
+        if problem not in self.reported:
+            self.reported.add(problem)
+            self.problems.append(problem)
+
+    def _operator_table(self) -> dict[bytes, tuple[Callable[[list[object], int], None], int]]:
+        """Operator → (handler, operand count), built once per interpreter."""
+        return {
+            b"q": (self._q, 0), b"Q": (self._Q, 0), b"cm": (self._cm, 6),
+            b"BT": (self._BT, 0), b"ET": (self._ET, 0),
+            b"Tc": (self._Tc, 1), b"Tw": (self._Tw, 1), b"Tz": (self._Tz, 1), b"TL": (self._TL, 1),
+            b"Tf": (self._Tf, 2), b"Tr": (self._Tr, 1), b"Ts": (self._Ts, 1),
+            b"Td": (self._Td, 2), b"TD": (self._TD, 2), b"Tm": (self._Tm, 6), b"T*": (self._Tstar, 0),
+            b"Tj": (self._Tj, 1), b"TJ": (self._TJ, 1), b"'": (self._quote, 1), b'"': (self._dquote, 3),
+            b"Do": (self._Do, 1),
+        }
+
+    # ---- graphics state -----------------------------------------------------
+
+    def _q(self, args: list[object], index: int) -> None:
+        self.stack.append((self.ctm, self.ts.copy()))
+
+    def _Q(self, args: list[object], index: int) -> None:
+        if self.stack:
+            self.ctm, self.ts = self.stack.pop()
+        else:
+            self._once("Q without matching q")
+
+    def _cm(self, args: list[object], index: int) -> None:
+        self.ctm = mult(_matrix(args), self.ctm)
+
+    # ---- text objects and state ----------------------------------------------
+
+    def _BT(self, args: list[object], index: int) -> None:
+        self.tm = self.tlm = IDENTITY
+
+    def _ET(self, args: list[object], index: int) -> None:
+        pass
+
+    def _Tc(self, args: list[object], index: int) -> None:
+        self.ts.char_spacing = _number(args[0])
+
+    def _Tw(self, args: list[object], index: int) -> None:
+        self.ts.word_spacing = _number(args[0])
+
+    def _Tz(self, args: list[object], index: int) -> None:
+        self.ts.scale = _number(args[0]) / 100.0
+
+    def _TL(self, args: list[object], index: int) -> None:
+        self.ts.leading = _number(args[0])
+
+    def _Tr(self, args: list[object], index: int) -> None:
+        self.ts.render = int(_number(args[0]))
+
+    def _Ts(self, args: list[object], index: int) -> None:
+        self.ts.rise = _number(args[0])
+
+    def _Tf(self, args: list[object], index: int) -> None:
+        name = args[0]
+        if not isinstance(name, PSLiteral):
+            raise TypeError(f"font name expected, got {name!r}")
+        self.ts.size = _number(args[1])
+        self.ts.font_name = str(name.name)
+        self.ts.font = self._font(self.ts.font_name)
+
+    def _font(self, name: str) -> Font:
+        fonts = resolve1(self.resources.get("Font"))
+        spec = fonts.get(name) if isinstance(fonts, dict) else None
+        if spec is None:
+            self._once(f"unknown font resource /{name}")
+            key: object = ("missing", name)
+        else:
+            key = spec.objid if isinstance(spec, PDFObjRef) else id(resolve1(spec))
+        font = self.fonts.get(key)
+        if font is None:
+            if spec is None:
+                font = MissingFont(name, self.params)
+            else:
+                font = load_font(name, spec, self.params, self.problems)
+            self.fonts[key] = font
+        return font
+
+    def _Td(self, args: list[object], index: int) -> None:
+        tx, ty = _number(args[0]), _number(args[1])
+        a, b, c, d, e, f = self.tlm
+        self.tm = self.tlm = (a, b, c, d, tx * a + ty * c + e, tx * b + ty * d + f)
+
+    def _TD(self, args: list[object], index: int) -> None:
+        self.ts.leading = -_number(args[1])
+        self._Td(args, index)
+
+    def _Tm(self, args: list[object], index: int) -> None:
+        self.tm = self.tlm = _matrix(args)
+
+    def _Tstar(self, args: list[object], index: int) -> None:
+        self._Td([0.0, -self.ts.leading], index)
+
+    # ---- text showing ----------------------------------------------------------
+
+    def _Tj(self, args: list[object], index: int) -> None:
+        self._show([args[0]], index - 1)
+
+    def _TJ(self, args: list[object], index: int) -> None:
+        items = args[0]
+        if not isinstance(items, list):
+            raise TypeError("TJ needs an array")
+        self._show(items, index - 1)
+
+    def _quote(self, args: list[object], index: int) -> None:
+        self._Tstar(args, index)
+        self._show([args[0]], index - 1)
+
+    def _dquote(self, args: list[object], index: int) -> None:
+        self.ts.word_spacing = _number(args[0])
+        self.ts.char_spacing = _number(args[1])
+        self._Tstar(args, index)
+        self._show([args[2]], index - 1)
+
+    def _show(self, items: list[object], token: int) -> None:
+        """Place the glyphs of a Tj/TJ operand (§9.4.4) and advance the text matrix."""
+        ts = self.ts
+        font = ts.font
+        if font is None:
+            self._once("text shown before any Tf")
+            font = ts.font = self._font(ts.font_name or "(none)")
+        if self.in_form:
+            token = -1
+        size = ts.size
+        tc, tw, th, rise = ts.char_spacing, ts.word_spacing, ts.scale, ts.rise
+        a, b, c, d, e, f = mult(self.tm, self.ctm)
+        tm = self.tm
+        name = ts.font_name
+        render = ts.render
+        glyphs = self.glyphs
+        asc, desc = font.ascent * size, font.descent * size
+        pos = 0.0  # offset along the text space x (or y when vertical) axis
+        if not font.vertical:
+            sign = -1.0 if size * th < 0 else 1.0
+            direction = unit(a * sign, b * sign)
+            cross = math.hypot(c, d)
+            height = (font.ascent - font.descent) * abs(size) * cross
+            eff_size = abs(size) * cross
+            dx0, dy0, dx1, dy1 = c * desc, d * desc, c * asc, d * asc
+            cx, cy = c * rise + e, d * rise + f
+            for item in items:
+                if isinstance(item, bytes):
+                    for info in font.decode(item):
+                        w = info.width * size * th
+                        adv = (info.width * size + tc + (tw if info.is_space else 0.0)) * th
+                        ox, oy = a * pos + cx, b * pos + cy
+                        gx, gy = ox + a * w, oy + b * w
+                        glyphs.append(Glyph(
+                            info.text, info.code, info.nbytes, name, eff_size,
+                            (ox + dx0, oy + dy0, gx + dx0, gy + dy0, gx + dx1, gy + dy1, ox + dx1, oy + dy1),
+                            ox, oy, ox + a * adv, oy + b * adv, gx, gy, direction, False, height, render, token,
+                        ))
+                        pos += adv
+                elif isinstance(item, (int, float)) and not isinstance(item, bool):
+                    pos -= item / 1000.0 * size * th
+            self.tm = (tm[0], tm[1], tm[2], tm[3], pos * tm[0] + tm[4], pos * tm[1] + tm[5])
+        else:
+            sign = -1.0 if size < 0 else 1.0
+            direction = unit(-c * sign, -d * sign)
+            across = math.hypot(a, b)
+            height = abs(size) * across
+            eff_size = abs(size) * math.hypot(c, d)
+            for item in items:
+                if isinstance(item, bytes):
+                    for info in font.decode(item):
+                        w1 = info.w1 * size
+                        adv = w1 + tc + (tw if info.is_space else 0.0)
+                        # §9.7.4.3: the position is the vertical origin; the glyph box
+                        # spans the horizontal advance around it and w1 below it.
+                        x0, x1 = -info.vx * size * th, (info.width - info.vx) * size * th
+                        y_top, y_glyph_end, y_end = pos + rise, pos + w1 + rise, pos + adv + rise
+                        ox, oy = c * y_top + e, d * y_top + f
+                        glyphs.append(Glyph(
+                            info.text, info.code, info.nbytes, name, eff_size,
+                            (a * x0 + c * y_glyph_end + e, b * x0 + d * y_glyph_end + f,
+                             a * x1 + c * y_glyph_end + e, b * x1 + d * y_glyph_end + f,
+                             a * x1 + ox, b * x1 + oy, a * x0 + ox, b * x0 + oy),
+                            ox, oy, c * y_end + e, d * y_end + f, c * y_glyph_end + e, d * y_glyph_end + f,
+                            direction, True, height, render, token,
+                        ))
+                        pos += adv
+                elif isinstance(item, (int, float)) and not isinstance(item, bool):
+                    pos -= item / 1000.0 * size
+            self.tm = (tm[0], tm[1], tm[2], tm[3], pos * tm[2] + tm[4], pos * tm[3] + tm[5])
+
+    # ---- XObjects ---------------------------------------------------------------
+
+    def _Do(self, args: list[object], index: int) -> None:
+        name = args[0]
+        if not isinstance(name, PSLiteral):
+            raise TypeError(f"XObject name expected, got {name!r}")
+        xobjects = resolve1(self.resources.get("XObject"))
+        ref = xobjects.get(name.name) if isinstance(xobjects, dict) else None
+        xobj = resolve1(ref)
+        if xobj is None:
+            self._once(f"unknown XObject /{name.name}")
+            return
+        if not isinstance(xobj, PDFStream):
+            return
+        subtype = resolve1(xobj.get("Subtype"))
+        if not (isinstance(subtype, PSLiteral) and subtype.name == "Form"):
+            return
+        key = ref.objid if isinstance(ref, PDFObjRef) else id(xobj)
+        if key in self.active_forms:
+            self._once(f"form /{name.name} draws itself; not entered again")
+            return
+        if self.depth >= self.params.max_form_depth:
+            self._once(f"form /{name.name} nested deeper than {self.params.max_form_depth} levels; skipped")
+            return
+        try:
+            data = xobj.get_data()
+        except Exception as exc:  # noqa: BLE001 - a broken form loses only its own text
+            self._once(f"form /{name.name} unreadable: {exc}")
+            return
+        matrix = resolve1(xobj.get("Matrix"))
+        form_matrix = _matrix([resolve1(v) for v in matrix]) if isinstance(matrix, list) and len(matrix) == 6 else IDENTITY
+        form_resources = resolve1(xobj.get("Resources"))
+        saved = (self.ctm, self.ts.copy(), self.tm, self.tlm, self.resources, self.in_form, list(self.stack))
+        self.ctm = mult(form_matrix, self.ctm)
+        if isinstance(form_resources, dict):  # §7.8.3: else borrow the drawing stream's
+            self.resources = form_resources
+        self.in_form = True
+        self.active_forms.add(key)
+        self.depth += 1
+        try:
+            self._execute(data)
+        finally:
+            self.depth -= 1
+            self.active_forms.discard(key)
+            self.ctm, self.ts, self.tm, self.tlm, self.resources, self.in_form, self.stack = saved
+
+
+# Operators that do not affect text: drawing, colour, clipping, marked content,
+# shading, images, Type 3 glyph metrics and compatibility sections.
+_IGNORED = frozenset(
+    op.encode() for op in (
+        "w J j M d ri i gs m l c v y h re S s f F f* B B* b b* n W W* "
+        "CS cs SC SCN sc scn G g RG rg K k sh BI ID EI d0 d1 BMC BDC EMC MP DP BX EX"
+    ).split()
+)
