@@ -8,6 +8,7 @@ drawing a space.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from .geometry import Rect
@@ -15,6 +16,7 @@ from .glyph import Glyph
 from .params import Params
 
 _LIGATURES = str.maketrans({
+    "\u00ad": None,  # soft hyphen: invisible, and a word joiner for search
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",
 })
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u3000]+")
@@ -26,6 +28,56 @@ _IDEOGRAPHIC_RANGES = (
     (0x2E80, 0x2FDF), (0x3000, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
     (0xF900, 0xFAFF), (0xFE10, 0xFE1F), (0xFE30, 0xFE4F), (0xFF00, 0xFFEF), (0x20000, 0x3134F),
 )
+
+
+# Spacing accents that TeX and others draw as separate glyphs over a base letter,
+# with the combining mark each stands for.
+_ACCENTS = {
+    "\u00b4": "\u0301", "`": "\u0300", "\u02c6": "\u0302", "\u00a8": "\u0308", "\u02dc": "\u0303",
+    "\u00af": "\u0304", "\u02d8": "\u0306", "\u02d9": "\u0307", "\u02da": "\u030a", "\u00b8": "\u0327",
+    "\u02db": "\u0328", "\u02c7": "\u030c", "\u02dd": "\u030b",
+}
+_DOTLESS = {"\u0131": "i", "\u0237": "j"}
+
+
+def compose_accents(glyphs: Sequence[Glyph]) -> list[Glyph]:
+    """Beyond the seeds: a spacing accent drawn over a neighbouring letter (pdfTeX's
+    OT1 "\\'e" is an acute glyph, a kern back, then "e") joins that letter as one
+    precomposed character, so "r´esum´e" reads and indexes as "résumé"."""
+    out: list[Glyph] = []
+    skip = False
+    n = len(glyphs)
+    for i, g in enumerate(glyphs):
+        if skip:
+            skip = False
+            continue
+        mark = _ACCENTS.get(g.text)
+        if mark is not None:
+            if i + 1 < n and _over(g, glyphs[i + 1]):
+                out.append(_with_mark(glyphs[i + 1], mark))
+                skip = True
+                continue
+            if out and _over(g, out[-1]):
+                out[-1] = _with_mark(out[-1], mark)
+                continue
+        out.append(g)
+    return out
+
+
+def _over(accent: Glyph, base: Glyph) -> bool:
+    """The accent's centre lies within the base letter's advance, along the line."""
+    if not base.text or base.text in _ACCENTS or not base.text[-1].isalpha():
+        return False
+    ux, uy = base.direction
+    cx, cy = accent.center
+    along = (cx - base.ox) * ux + (cy - base.oy) * uy
+    width = (base.gx - base.ox) * ux + (base.gy - base.oy) * uy
+    return 0.0 <= along <= width
+
+
+def _with_mark(base: Glyph, mark: str) -> Glyph:
+    text = base.text[:-1] + _DOTLESS.get(base.text[-1], base.text[-1]) + mark
+    return base._replace(text=unicodedata.normalize("NFC", text))
 
 
 def is_ideographic(ch: str) -> bool:
@@ -95,6 +147,7 @@ def assemble(glyphs: Sequence[Glyph], params: Params) -> str:
     geometry implies. Unresolved glyphs stand as one space (R6)."""
     if any(g.vertical for g in glyphs):
         glyphs = order_vertical(glyphs, params)
+    glyphs = compose_accents(glyphs)
     parts: list[str] = []
     word_gap, line_break = params.word_gap, params.line_break
     prev: Glyph | None = None
@@ -105,7 +158,7 @@ def assemble(glyphs: Sequence[Glyph], params: Params) -> str:
             ux, uy = prev.direction
             dx, dy = g.ox - prev.ox, g.oy - prev.oy
             height = g.height if g.height > prev.height else prev.height
-            if abs(dy * ux - dx * uy) > line_break * height:
+            if abs(dy * ux - dx * uy - (g.rise - prev.rise)) > line_break * height:
                 parts.append("\n")
                 prev_last = "\n"
             else:

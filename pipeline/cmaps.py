@@ -79,6 +79,11 @@ class CMap:
         for lo, hi, dst, dst_len in self.unicode_ranges:
             if lo <= code <= hi:
                 return utf16_text((dst + code - lo).to_bytes(dst_len, "big"))
+        # Some writers put cidchar/cidrange sections in a ToUnicode CMap; their
+        # numbers are then code points (pdfminer.six issue 566).
+        cid = self.lookup_cid(code)
+        if cid is not None and 0 < cid < 0x110000 and not 0xD800 <= cid <= 0xDFFF:
+            return chr(cid)
         return None
 
     def lookup_cid(self, code: int) -> int | None:

@@ -7,9 +7,12 @@ space units (1.0 = the font size), already through /1000 or a Type 3 FontMatrix.
 """
 from __future__ import annotations
 
+import re
+from io import BytesIO
 from typing import Any, NamedTuple
 
 from pdfminer.fontmetrics import FONT_METRICS
+from pdfminer.pdffont import TrueTypeFont
 from pdfminer.pdftypes import PDFStream, resolve1
 from pdfminer.psparser import PSLiteral
 
@@ -24,6 +27,9 @@ from .cmaps import (
     unicode_cmap_codec,
 )
 from .params import Params
+
+
+_SELF_NAME = re.compile(r"^[A-Za-z]{1,2}(\d{1,3})$")
 
 
 class CodeInfo(NamedTuple):
@@ -60,6 +66,16 @@ def _stream_data(x: object, problems: list[str], what: str) -> bytes | None:
     except Exception as exc:  # noqa: BLE001 - any filter failure only loses this step (R4)
         problems.append(f"unreadable {what}: {exc}")
         return None
+
+
+def _to_unicode(spec: dict[str, Any], problems: list[str], resource: str) -> CMap | None:
+    """The font's ToUnicode CMap (R4 step 1). The name /Identity-H or /Identity-V,
+    which some writers put there, reads as "the two-byte code is UCS-2"."""
+    value = resolve1(spec.get("ToUnicode"))
+    if isinstance(value, PSLiteral) and str(value.name).startswith("Identity"):
+        return CMap(name="Identity", unicode_ranges=[(0, 0xFFFF, 0, 2)])
+    data = _stream_data(value, problems, f"ToUnicode of font {resource}")
+    return parse_cmap(data) if data else None
 
 
 def _strip_subset(base_font: str) -> str:
@@ -146,10 +162,7 @@ class SimpleFont(Font):
             ascent, descent = _vertical_metrics(descriptor, None, std, scale, params)
         super().__init__(resource, base_font, ascent, descent)
 
-        to_unicode: CMap | None = None
-        data = _stream_data(spec.get("ToUnicode"), problems, f"ToUnicode of font {resource}")
-        if data:
-            to_unicode = parse_cmap(data)
+        to_unicode = _to_unicode(spec, problems, resource)
 
         names = self._glyph_names(spec, subtype, descriptor, problems)
         plain = _strip_subset(base_font)
@@ -215,8 +228,15 @@ class SimpleFont(Font):
                     if isinstance(item, int):
                         code = item
                     elif isinstance(item, PSLiteral):
-                        if 0 <= code < 256:
-                            result[code] = enc.glyph_name_to_unicode(str(item.name))
+                        gname = str(item.name)
+                        self_name = _SELF_NAME.match(gname)
+                        if self_name and int(self_name.group(1)) == code:
+                            # pdfTeX's bitmap fonts name each glyph after its code
+                            # (/a65 at 65): no information, so the code goes on to
+                            # step 4 as if unnamed, as poppler does.
+                            result.pop(code, None)
+                        elif 0 <= code < 256:
+                            result[code] = enc.glyph_name_to_unicode(gname)
                         code += 1
         return result
 
@@ -286,10 +306,12 @@ class CIDFont(Font):
             ordering = ordering_of_cmap_name(cmap_name) if cmap_name and cmap_name != "Identity-H" else ordering
         self.collection = cid_to_unicode(ordering) if ordering else None
 
-        self.to_unicode: CMap | None = None
-        data = _stream_data(spec.get("ToUnicode"), problems, f"ToUnicode of font {resource}")
-        if data:
-            self.to_unicode = parse_cmap(data)
+        self.to_unicode = _to_unicode(spec, problems, resource)
+        self.descriptor = descriptor
+        self.cid_font = cid_font
+        self.problems = problems
+        self._glyph_unicode: dict[int, str] | None = None
+        self._cid_to_gid: bytes | None = None
 
         self.default_width = _num(cid_font.get("DW"), 1000) / 1000
         self.widths = self._parse_w(resolve1(cid_font.get("W")))
@@ -403,6 +425,8 @@ class CIDFont(Font):
                 text = ""
         if not text and self.collection is not None and cid is not None:
             text = self.collection.get(cid, "")
+        if not text and cid is not None and self.to_unicode is None:
+            text = self._embedded_unicode(cid)
         text = text.replace("\x00", "")
         key = cid if cid is not None else -1
         width = self.widths.get(key, self.default_width)
@@ -410,6 +434,28 @@ class CIDFont(Font):
             w1, vx, vy = self.w2.get(key, (self.dw2[1], width / 2, self.dw2[0]))
             return CodeInfo(code, nbytes, text, width, nbytes == 1 and code == 32, w1, vx, vy)
         return CodeInfo(code, nbytes, text, width, nbytes == 1 and code == 32)
+
+    def _embedded_unicode(self, cid: int) -> str:
+        """Beyond R4: a TrueType CID font with no ToUnicode still carries its own
+        Unicode cmap table; read it backwards through CIDToGIDMap (what pdfminer.six
+        does too, and why MuPDF prints mojibake for such files)."""
+        if self._glyph_unicode is None:
+            self._glyph_unicode = {}
+            program = _stream_data(self.descriptor.get("FontFile2"), self.problems, "embedded TrueType font")
+            if program:
+                try:
+                    umap = TrueTypeFont(self.base_font, BytesIO(program)).create_unicode_map()
+                    self._glyph_unicode = dict(umap.cid2unichr)
+                except Exception:  # noqa: BLE001 - a damaged font program only loses this step
+                    self._glyph_unicode = {}
+            to_gid = resolve1(self.cid_font.get("CIDToGIDMap"))
+            self._cid_to_gid = _stream_data(to_gid, self.problems, "CIDToGIDMap") if isinstance(to_gid, PDFStream) else None
+        gid = cid
+        if self._cid_to_gid is not None:
+            if 2 * cid + 2 > len(self._cid_to_gid):
+                return ""
+            gid = int.from_bytes(self._cid_to_gid[2 * cid:2 * cid + 2], "big")
+        return self._glyph_unicode.get(gid, "")
 
     def decode(self, data: bytes) -> list[CodeInfo]:
         out: list[CodeInfo] = []

@@ -34,6 +34,9 @@ class Glyph(NamedTuple):
     vertical: bool
     #: Box height ascent-to-descent in user space (R3); thresholds are tied to it.
     height: float
+    #: Text rise (Ts) in user space along the normal of the writing direction: a
+    #: superscript's raised origin is not a new line (R12).
+    rise: float
     #: Text render mode (Tr); 3 is invisible, still extracted (R10).
     render_mode: int
     #: Index of the showing operator's operand in the page content stream, or -1
@@ -72,6 +75,7 @@ class Glyph(NamedTuple):
             "direction": [round(v, 4) for v in self.direction],
             "vertical": self.vertical,
             "height": round(self.height, 3),
+            "rise": round(self.rise, 3),
             "render_mode": self.render_mode,
             "token": self.token,
         }

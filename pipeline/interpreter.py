@@ -14,6 +14,7 @@ from typing import Any
 
 from pdfminer.pdftypes import PDFObjRef, PDFStream, resolve1
 from pdfminer.psparser import PSLiteral
+from pdfminer.utils import decode_text
 
 from .content import operations
 from .fonts import Font, MissingFont, load_font
@@ -77,6 +78,8 @@ class Interpreter:
         self.active_forms: set[object] = set()
         self.depth = 0
         self.reported: set[str] = set()
+        # Open marked-content sections: (ActualText or None, first glyph index).
+        self.marked: list[tuple[str | None, int]] = []
         self._table = self._operator_table()
 
     # ---- entry points -------------------------------------------------------
@@ -120,6 +123,7 @@ class Interpreter:
             b"Td": (self._Td, 2), b"TD": (self._TD, 2), b"Tm": (self._Tm, 6), b"T*": (self._Tstar, 0),
             b"Tj": (self._Tj, 1), b"TJ": (self._TJ, 1), b"'": (self._quote, 1), b'"': (self._dquote, 3),
             b"Do": (self._Do, 1),
+            b"BMC": (self._BMC, 1), b"BDC": (self._BDC, 2), b"EMC": (self._EMC, 0),
         }
 
     # ---- graphics state -----------------------------------------------------
@@ -249,6 +253,7 @@ class Interpreter:
             eff_size = abs(size) * cross
             dx0, dy0, dx1, dy1 = c * desc, d * desc, c * asc, d * asc
             cx, cy = c * rise + e, d * rise + f
+            user_rise = rise * (d * direction[0] - c * direction[1])  # projected on the normal
             for item in items:
                 if isinstance(item, bytes):
                     for info in font.decode(item):
@@ -259,7 +264,7 @@ class Interpreter:
                         glyphs.append(Glyph(
                             info.text, info.code, info.nbytes, name, eff_size,
                             (ox + dx0, oy + dy0, gx + dx0, gy + dy0, gx + dx1, gy + dy1, ox + dx1, oy + dy1),
-                            ox, oy, ox + a * adv, oy + b * adv, gx, gy, direction, False, height, render, token,
+                            ox, oy, ox + a * adv, oy + b * adv, gx, gy, direction, False, height, user_rise, render, token,
                         ))
                         pos += adv
                 elif isinstance(item, (int, float)) and not isinstance(item, bool):
@@ -287,12 +292,45 @@ class Interpreter:
                              a * x1 + c * y_glyph_end + e, b * x1 + d * y_glyph_end + f,
                              a * x1 + ox, b * x1 + oy, a * x0 + ox, b * x0 + oy),
                             ox, oy, c * y_end + e, d * y_end + f, c * y_glyph_end + e, d * y_glyph_end + f,
-                            direction, True, height, render, token,
+                            direction, True, height, 0.0, render, token,
                         ))
                         pos += adv
                 elif isinstance(item, (int, float)) and not isinstance(item, bool):
                     pos -= item / 1000.0 * size
             self.tm = (tm[0], tm[1], tm[2], tm[3], pos * tm[2] + tm[4], pos * tm[3] + tm[5])
+
+    # ---- marked content (§14.6) ------------------------------------------------
+
+    def _BMC(self, args: list[object], index: int) -> None:
+        self.marked.append((None, len(self.glyphs)))
+
+    def _BDC(self, args: list[object], index: int) -> None:
+        props = args[1]
+        if isinstance(props, PSLiteral):
+            named = resolve1(self.resources.get("Properties"))
+            props = resolve1(named.get(props.name)) if isinstance(named, dict) else None
+        actual = resolve1(props.get("ActualText")) if isinstance(props, dict) else None
+        text = decode_text(actual) if isinstance(actual, bytes) else None
+        self.marked.append((text, len(self.glyphs)))
+
+    def _EMC(self, args: list[object], index: int) -> None:
+        if not self.marked:
+            return
+        text, start = self.marked.pop()
+        if text is None or any(t is not None for t, _ in self.marked):
+            return  # no ActualText, or an enclosing span replaces this one anyway
+        span = self.glyphs[start:]
+        if not span:
+            return
+        # §14.9.4: the span's glyphs stand for ActualText; keep one record that covers
+        # them, carrying the first glyph's token so it can still be found in the stream.
+        first, last = span[0], span[-1]
+        q0, q1 = first.quad, last.quad
+        del self.glyphs[start:]
+        if text:
+            self.glyphs.append(first._replace(
+                text=text, quad=(q0[0], q0[1], q1[2], q1[3], q1[4], q1[5], q0[6], q0[7]),
+                ex=last.ex, ey=last.ey, gx=last.gx, gy=last.gy))
 
     # ---- XObjects ---------------------------------------------------------------
 
@@ -346,6 +384,6 @@ class Interpreter:
 _IGNORED = frozenset(
     op.encode() for op in (
         "w J j M d ri i gs m l c v y h re S s f F f* B B* b b* n W W* "
-        "CS cs SC SCN sc scn G g RG rg K k sh BI ID EI d0 d1 BMC BDC EMC MP DP BX EX"
+        "CS cs SC SCN sc scn G g RG rg K k sh BI ID EI d0 d1 MP DP BX EX"
     ).split()
 )
