@@ -1,0 +1,26 @@
+"""Shared fixtures: where the shared corpora lie, and how tests skip without them."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("PDFINDEX_SHARED", ROOT.parent / "shared"))
+REALWORLD = SHARED / "corpus" / "realworld"
+PRODUCERS = SHARED / "corpus" / "producers"
+
+
+@pytest.fixture(scope="session")
+def realworld() -> Path:
+    if not (REALWORLD / "MANIFEST.tsv").exists():
+        pytest.skip(f"real-world corpus not found at {REALWORLD} (set PDFINDEX_SHARED)")
+    return REALWORLD
+
+
+@pytest.fixture(scope="session")
+def producers() -> Path:
+    if not (PRODUCERS / "MANIFEST.tsv").exists():
+        pytest.skip(f"producers corpus not found at {PRODUCERS} (set PDFINDEX_SHARED)")
+    return PRODUCERS
