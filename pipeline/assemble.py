@@ -8,6 +8,7 @@ drawing a space.
 from __future__ import annotations
 
 import re
+import statistics
 import unicodedata
 from collections.abc import Iterable, Sequence
 
@@ -148,29 +149,79 @@ def assemble(glyphs: Sequence[Glyph], params: Params) -> str:
     if any(g.vertical for g in glyphs):
         glyphs = order_vertical(glyphs, params)
     glyphs = compose_accents(glyphs)
-    parts: list[str] = []
-    word_gap, line_break = params.word_gap, params.line_break
+    lines: list[str] = []
+    for line in split_lines(glyphs, params):
+        lines.append(_join_line(line, params))
+    return tidy("\n".join(lines))
+
+
+def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
+    """R12: a new line starts when the origin moves across the previous glyph's
+    writing direction by more than half the larger box height. Text rise is taken
+    out first, so a superscript, however high, stays on its line."""
+    lines: list[list[Glyph]] = []
+    line: list[Glyph] = []
+    factor = params.line_break
     prev: Glyph | None = None
-    prev_last = " "
     for g in glyphs:
-        text = g.text or " "
         if prev is not None:
             ux, uy = prev.direction
-            dx, dy = g.ox - prev.ox, g.oy - prev.oy
+            across = (g.oy - prev.oy) * ux - (g.ox - prev.ox) * uy - (g.rise - prev.rise)
             height = g.height if g.height > prev.height else prev.height
-            if abs(dy * ux - dx * uy - (g.rise - prev.rise)) > line_break * height:
-                parts.append("\n")
-                prev_last = "\n"
-            else:
-                gap = (g.ox - prev.gx) * ux + (g.oy - prev.gy) * uy
-                if gap > word_gap * g.height and not prev_last.isspace() and not text[0].isspace() and not (
-                    is_ideographic(prev_last) and is_ideographic(text[0])
-                ):
-                    parts.append(" ")
-        parts.append(text)
-        prev_last = text[-1]
+            if abs(across) > factor * height:
+                lines.append(line)
+                line = []
+        line.append(g)
         prev = g
-    return tidy("".join(parts))
+    if line:
+        lines.append(line)
+    return lines
+
+
+def _gap(prev: Glyph, g: Glyph) -> float:
+    """R11 gap along the previous glyph's direction, from its glyph end (so negative
+    Tc given back by TJ is no gap); beyond the seeds, from its pen end when that
+    lies further on, so positive Tc tracking is no gap either."""
+    ux, uy = prev.direction
+    from_glyph_end = (g.ox - prev.gx) * ux + (g.oy - prev.gy) * uy
+    from_pen_end = (g.ox - prev.ex) * ux + (g.oy - prev.ey) * uy
+    return from_pen_end if from_pen_end < from_glyph_end else from_glyph_end
+
+
+def _join_line(line: Sequence[Glyph], params: Params) -> str:
+    """R11 word spaces within one line. Beyond the seeds: when a line that marks its
+    word boundaries with space glyphs spreads the letters of its words too (CSS
+    letter-spacing drawn glyph by glyph), the typical letter gap is tracking, and
+    only gaps wider than tracking plus the threshold are word spaces."""
+    word_gap = params.word_gap
+    texts = [g.text or " " for g in line]
+    gaps: list[float] = [0.0]
+    candidates: list[float] = []
+    has_space = False
+    for i in range(1, len(line)):
+        prev, g = line[i - 1], line[i]
+        a, b = texts[i - 1][-1], texts[i][0]
+        if a.isspace() or b.isspace():
+            has_space = True
+            gaps.append(0.0)
+            continue
+        if is_ideographic(a) and is_ideographic(b):
+            gaps.append(0.0)
+            continue
+        ratio = _gap(prev, g) / g.height if g.height > 0 else 0.0
+        gaps.append(ratio)
+        candidates.append(ratio)
+    tracking = 0.0
+    if has_space and len(candidates) >= 4:
+        typical = statistics.median(candidates)
+        if typical > word_gap:
+            tracking = typical
+    parts = [texts[0]]
+    for i in range(1, len(line)):
+        if gaps[i] - tracking > word_gap:
+            parts.append(" ")
+        parts.append(texts[i])
+    return "".join(parts)
 
 
 def tidy(text: str) -> str:
