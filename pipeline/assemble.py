@@ -158,7 +158,8 @@ def assemble(glyphs: Sequence[Glyph], params: Params) -> str:
 def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
     """R12: a new line starts when the origin moves across the previous glyph's
     writing direction by more than half the larger box height. Text rise is taken
-    out first, so a superscript, however high, stays on its line."""
+    out first, so a superscript, however high, stays on its line. A change between
+    horizontal and vertical writing is a column change (R13), hence a new line."""
     lines: list[list[Glyph]] = []
     line: list[Glyph] = []
     factor = params.line_break
@@ -168,7 +169,7 @@ def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
             ux, uy = prev.direction
             across = (g.oy - prev.oy) * ux - (g.ox - prev.ox) * uy - (g.rise - prev.rise)
             height = g.height if g.height > prev.height else prev.height
-            if abs(across) > factor * height:
+            if abs(across) > factor * height or g.vertical != prev.vertical:
                 lines.append(line)
                 line = []
         line.append(g)
@@ -218,7 +219,10 @@ def _join_line(line: Sequence[Glyph], params: Params) -> str:
             tracking = typical
     parts = [texts[0]]
     for i in range(1, len(line)):
-        if gaps[i] - tracking > word_gap:
+        gap = gaps[i]
+        # A jump far back along the line starts another fragment (beyond R11: the
+        # seeds join such fragments); small back-steps are accents and overprints.
+        if gap - tracking > word_gap or gap < -params.backward_jump:
             parts.append(" ")
         parts.append(texts[i])
     return "".join(parts)

@@ -41,7 +41,7 @@ def read_source(source: Source) -> tuple[bytes, str]:
         raise ExtractionError(name, f"cannot read file: {exc.strerror or exc}") from exc
 
 
-def _rect(value: object) -> Rect | None:
+def rect_value(value: object) -> Rect | None:
     value = resolve1(value)
     if not isinstance(value, list) or len(value) != 4:
         return None
@@ -120,11 +120,11 @@ class PdfFile:
 def visible_box(page: PDFPage, problems: list[str]) -> Rect:
     """R10: the CropBox clipped to the MediaBox, both inherited through the page tree
     (pdfminer.six copies inheritable attributes down into ``page.attrs``)."""
-    media = _rect(page.attrs.get("MediaBox"))
+    media = rect_value(page.attrs.get("MediaBox"))
     if media is None or media[0] == media[2] or media[1] == media[3]:
         problems.append("missing or invalid MediaBox; US Letter assumed")
         media = LETTER
-    crop = _rect(page.attrs.get("CropBox"))
+    crop = rect_value(page.attrs.get("CropBox"))
     if crop is None:
         return media
     box = intersect(crop, media)

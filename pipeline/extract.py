@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from .annotations import appearances
 from .assemble import assemble, visible
 from .document import PdfFile, Source, page_content, page_resources, visible_box
 from .fonts import Font
@@ -46,6 +47,8 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
     interpreter = Interpreter(params, fonts if fonts is not None else {}, problems)
     try:
         glyphs = interpreter.run_page(page_content(page, problems), page_resources(page), IDENTITY)
+        for form, key, matrix in appearances(page):
+            interpreter.run_form(form, key, matrix, "annotation appearance")
     except RecursionError:
         problems.append("content nested too deeply; page text truncated")
         glyphs = interpreter.glyphs

@@ -283,17 +283,16 @@ class CIDFont(Font):
             data = _stream_data(encoding, problems, f"encoding CMap of font {resource}")
             self.embedded = parse_cmap(data or b"")
             cmap_name = _name(encoding.get("CMapName")) or self.embedded.name
-            wmode = resolve1(encoding.get("WMode"))
-            self.vertical = (wmode if isinstance(wmode, int) else self.embedded.wmode) == 1
             used = self.embedded.usecmap
             if used:
                 self._use_predefined(used)
+            wmode = resolve1(encoding.get("WMode"))
+            self.vertical = (wmode if isinstance(wmode, int) else self.embedded.wmode) == 1
             if not self.embedded.codespace and self.trie is None and not self.identity:
                 self.identity = True  # no codespace at all: two-byte codes, the common case
         else:
             cmap_name = _name(encoding)
             self._use_predefined(cmap_name)
-            self.vertical = cmap_name.endswith("-V")
             if self.trie is None and not self.identity:
                 problems.append(f"font {resource}: CMap {cmap_name or '(none)'} not available, read as Identity")
                 self.identity = True
@@ -323,10 +322,12 @@ class CIDFont(Font):
     def _use_predefined(self, name: str) -> None:
         if name in ("Identity-H", "Identity-V"):
             self.identity = True
+            self.vertical = name == "Identity-V"
             return
         pre: PredefinedCMap | None = predefined_cmap(name)
         if pre is not None:
             self.trie = pre.trie
+            self.vertical = pre.vertical
 
     @staticmethod
     def _parse_w(w: object) -> dict[int, float]:

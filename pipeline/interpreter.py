@@ -356,16 +356,21 @@ class Interpreter:
         if self.depth >= self.params.max_form_depth:
             self._once(f"form /{name.name} nested deeper than {self.params.max_form_depth} levels; skipped")
             return
+        self.run_form(xobj, key, self.ctm, f"form /{name.name}")
+
+    def run_form(self, xobj: PDFStream, key: object, ctm: Matrix, label: str) -> None:
+        """Interpret a Form XObject with its /Matrix × ``ctm`` (§8.10.1), in the text
+        state of the caller, its glyphs spliced in here with token -1 (R9)."""
         try:
             data = xobj.get_data()
         except Exception as exc:  # noqa: BLE001 - a broken form loses only its own text
-            self._once(f"form /{name.name} unreadable: {exc}")
+            self._once(f"{label} unreadable: {exc}")
             return
         matrix = resolve1(xobj.get("Matrix"))
         form_matrix = _matrix([resolve1(v) for v in matrix]) if isinstance(matrix, list) and len(matrix) == 6 else IDENTITY
         form_resources = resolve1(xobj.get("Resources"))
         saved = (self.ctm, self.ts.copy(), self.tm, self.tlm, self.resources, self.in_form, list(self.stack))
-        self.ctm = mult(form_matrix, self.ctm)
+        self.ctm = mult(form_matrix, ctm)
         if isinstance(form_resources, dict):  # §7.8.3: else borrow the drawing stream's
             self.resources = form_resources
         self.in_form = True

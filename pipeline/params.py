@@ -13,6 +13,10 @@ from dataclasses import dataclass
 class Params:
     #: R11: a gap wider than this × the current glyph's box height is a word space.
     word_gap: float = 0.15
+    #: R11 (beyond): a move this many box heights backwards along the line starts a
+    #: new fragment and gets a space; smaller back-steps (composite accents, fake-bold
+    #: overprints) do not.
+    backward_jump: float = 2.0
     #: R12: a move across the writing direction wider than this × the larger box
     #: height of the two glyphs starts a new line.
     line_break: float = 0.5
