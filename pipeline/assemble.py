@@ -225,7 +225,35 @@ def _join_line(line: Sequence[Glyph], params: Params) -> str:
         if gap - tracking > word_gap or gap < -params.backward_jump:
             parts.append(" ")
         parts.append(texts[i])
-    return "".join(parts)
+    text = "".join(parts)
+    if _drawn_left_to_right_rtl(line, texts):
+        text = _RTL_RUN.sub(lambda m: "".join(reversed(_RTL_CLUSTER.findall(m.group()))), text)
+    return text
+
+
+def _is_rtl(ch: str) -> bool:
+    return unicodedata.bidirectional(ch) in ("R", "AL")
+
+
+# A right-to-left letter with its combining marks, and runs of them with spaces.
+_RTL_CLUSTER = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc][\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]*| ")
+_RTL_RUN = re.compile(r"(?:[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc][\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]*)(?:(?: ?[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc][\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]*))*")
+
+
+def _drawn_left_to_right_rtl(line: Sequence[Glyph], texts: list[str]) -> bool:
+    """Beyond the seeds: Hebrew and Arabic are often drawn in visual order, each
+    glyph to the right of the one before; such runs are reversed into reading order.
+    Runs the producer drew right to left are already in reading order."""
+    forward = backward = 0
+    for i in range(1, len(line)):
+        if _is_rtl(texts[i - 1][0]) and _is_rtl(texts[i][0]):
+            prev, g = line[i - 1], line[i]
+            ux, uy = prev.direction
+            if (g.ox - prev.ox) * ux + (g.oy - prev.oy) * uy >= 0:
+                forward += 1
+            else:
+                backward += 1
+    return forward > backward
 
 
 def tidy(text: str) -> str:
