@@ -77,6 +77,7 @@ class Interpreter:
         self.in_form = False
         self.active_forms: set[object] = set()
         self.depth = 0
+        self.form_calls = 0
         self.reported: set[str] = set()
         # Open marked-content sections: (ActualText or None, first glyph index).
         self.marked: list[tuple[str | None, int]] = []
@@ -236,6 +237,9 @@ class Interpreter:
             font = ts.font = self._font(ts.font_name or "(none)")
         if self.in_form:
             token = -1
+        if len(self.glyphs) >= self.params.max_page_glyphs:
+            self._once(f"more than {self.params.max_page_glyphs} glyphs on this page; the rest skipped")
+            return
         size = ts.size
         tc, tw, th, rise = ts.char_spacing, ts.word_spacing, ts.scale, ts.rise
         a, b, c, d, e, f = mult(self.tm, self.ctm)
@@ -355,6 +359,10 @@ class Interpreter:
             return
         if self.depth >= self.params.max_form_depth:
             self._once(f"form /{name.name} nested deeper than {self.params.max_form_depth} levels; skipped")
+            return
+        self.form_calls += 1
+        if self.form_calls > self.params.max_form_calls:
+            self._once(f"more than {self.params.max_form_calls} form calls on this page; the rest skipped")
             return
         self.run_form(xobj, key, self.ctm, f"form /{name.name}")
 

@@ -22,6 +22,11 @@ class Params:
     line_break: float = 0.5
     #: R9: nesting depth at which Form XObject recursion stops.
     max_form_depth: int = 12
+    #: R17 (beyond): per-page budgets against hostile files. Forms that draw each
+    #: other many times multiply without any cycle ("billion laughs"); past these
+    #: limits the rest is skipped and reported.
+    max_form_calls: int = 10_000
+    max_page_glyphs: int = 2_000_000
     #: R3: ascent and descent (in em) used when neither the font descriptor, the
     #: FontBBox nor the standard-14 metrics give a usable height.
     default_ascent: float = 0.8
@@ -33,6 +38,8 @@ class Params:
     def __post_init__(self) -> None:
         if not 0 < self.word_gap < self.line_break:
             raise ValueError("word_gap must be positive and smaller than line_break")
+        if self.max_form_calls < 1 or self.max_page_glyphs < 1:
+            raise ValueError("page budgets must be positive")
         if self.max_form_depth < 1:
             raise ValueError("max_form_depth must be at least 1")
         if not self.default_descent < 0 < self.default_ascent:
