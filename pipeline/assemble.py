@@ -93,6 +93,29 @@ def is_ideographic(ch: str) -> bool:
     return False
 
 
+def replace_actual_text(glyphs: Sequence[Glyph], spans: Sequence[tuple[int, int, str]]) -> list[Glyph]:
+    """Page-text view of marked-content spans with /ActualText: each span's glyphs
+    become one glyph carrying that text (none when it is empty), placed where the
+    span starts and ending where it ends."""
+    if not spans:
+        return list(glyphs)
+    out: list[Glyph] = []
+    done = 0
+    for start, end, text in sorted(spans):
+        if start < done:
+            continue
+        out.extend(glyphs[done:start])
+        first, last = glyphs[start], glyphs[end - 1]
+        if text:
+            q0, q1 = first.quad, last.quad
+            out.append(first._replace(
+                text=text, quad=(q0[0], q0[1], q1[2], q1[3], q1[4], q1[5], q0[6], q0[7]),
+                ex=last.ex, ey=last.ey, gx=last.gx, gy=last.gy))
+        done = end
+    out.extend(glyphs[done:])
+    return out
+
+
 def visible(glyphs: Iterable[Glyph], box: Rect) -> list[Glyph]:
     """Glyphs whose box centre lies in the visible box (R10): drops slug lines and
     printer marks, keeps clipped, white and invisible (render mode 3) text."""

@@ -267,14 +267,21 @@ def predefined_cmap(name: str) -> PredefinedCMap | None:
 
 
 @lru_cache(maxsize=None)
-def cid_to_unicode(ordering: str) -> dict[int, str] | None:
-    """CID → Unicode for Adobe-GB1, -CNS1, -Japan1, -Korea1 (R4 step 3), parsed once."""
+def cid_to_unicode(ordering: str, vertical: bool = False) -> dict[int, str] | None:
+    """CID → Unicode for Adobe-GB1, -CNS1, -Japan1, -Korea1 (R4 step 3), parsed once.
+    Vertical fonts also get the CIDs of vertical glyph variants (the long-vowel
+    mark, small kana), which only the collection's vertical table lists."""
     if ordering not in ("GB1", "CNS1", "Japan1", "Korea1"):
         return None
     data = _load_json(f"to-unicode-Adobe-{ordering}")
     if not data or not isinstance(data.get("CID2UNICHR_H"), dict):
         return None
-    return {int(k): v for k, v in data["CID2UNICHR_H"].items()}  # type: ignore[union-attr]
+    table = {int(k): v for k, v in data["CID2UNICHR_H"].items()}  # type: ignore[union-attr]
+    extra = data.get("CID2UNICHR_V")
+    if vertical and isinstance(extra, dict):
+        for k, v in extra.items():
+            table.setdefault(int(k), v)
+    return table
 
 
 # Orderings of the predefined CMaps by name prefix, for Type0 fonts whose

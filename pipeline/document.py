@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import warnings
 from io import BytesIO
 from typing import Any
 
 from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError, PDFPasswordIncorrect
 from pdfminer.pdfpage import PDFPage
+from pdfminer.pdfparser import PDFParser, PDFSyntaxError
 from pdfminer.pdftypes import PDFStream, resolve1
 from pdfminer.psparser import PSLiteral
 from pdfminer.utils import decode_text
 
 from .errors import ExtractionError, NotAPdfError, PasswordError
 from .geometry import Rect, intersect, normalize_rect
+from .streams import read_stream
 
 # pdfminer.six logs recoverable damage at WARNING; we report it per page instead.
 logging.getLogger("pdfminer").setLevel(logging.ERROR)
@@ -51,6 +54,20 @@ def rect_value(value: object) -> Rect | None:
     return normalize_rect((float(nums[0]), float(nums[1]), float(nums[2]), float(nums[3])))
 
 
+_CATALOG = re.compile(rb"(\d+)\s+(\d+)\s+obj\s*<<(?:(?!endobj).){0,2000}?/Type\s*/Catalog\b", re.S)
+
+
+def _with_found_catalog(data: bytes) -> bytes | None:
+    """A file cut off before its trailer (an interrupted download) keeps its objects;
+    pdfminer.six's fallback finds them but not the catalog, so point a trailer at it."""
+    found = None
+    for found in _CATALOG.finditer(data):
+        pass  # the last catalog wins, as an incremental update's would
+    if found is None:
+        return None
+    return data + b"\ntrailer\n<< /Root %s %s R >>\n" % (found.group(1), found.group(2))
+
+
 class PdfFile:
     """An opened document: its pages (page tree order) and info."""
 
@@ -73,8 +90,6 @@ class PdfFile:
             raise NotAPdfError(self.name, "no pages found (missing or broken catalog / page tree)")
 
     def _open(self, password: str | None) -> PDFDocument:
-        from pdfminer.pdfparser import PDFParser
-
         candidates = [password or ""]
         if password:
             # §7.6.3.3: R2-R4 passwords are PDFDocEncoding; some writers used UTF-8.
@@ -85,9 +100,17 @@ class PdfFile:
             except UnicodeError:
                 pass
         last: Exception | None = None
+        data = self.data
         for candidate in candidates:
             try:
-                doc = PDFDocument(PDFParser(BytesIO(self.data)), password=candidate)
+                try:
+                    doc = PDFDocument(PDFParser(BytesIO(data)), password=candidate)
+                except PDFSyntaxError as exc:
+                    repaired = _with_found_catalog(data) if "Root" in str(exc) else None
+                    if repaired is None:
+                        raise
+                    data = repaired
+                    doc = PDFDocument(PDFParser(BytesIO(data)), password=candidate)
                 self.encrypted = doc.encryption is not None
                 return doc
             except PDFPasswordIncorrect as exc:
@@ -146,10 +169,9 @@ def page_content(page: PDFPage, problems: list[str]) -> bytes:
             if stream is not None:
                 problems.append(f"content stream {number} is not a stream")
             continue
-        try:
-            chunks.append(stream.get_data())
-        except Exception as exc:  # noqa: BLE001 - unsupported or corrupt filter data
-            problems.append(f"content stream {number} unreadable: {type(exc).__name__}: {exc}")
+        data = read_stream(stream, f"content stream {number}", problems)
+        if data is not None:
+            chunks.append(data)
     return b"\n".join(chunks)
 
 

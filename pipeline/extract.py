@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .annotations import appearances
-from .assemble import assemble, visible
+from .assemble import assemble, replace_actual_text, visible
 from .document import PdfFile, Source, page_content, page_resources, visible_box
 from .fonts import Font
 from .geometry import IDENTITY, Rect
@@ -55,7 +55,7 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
     except Exception as exc:  # noqa: BLE001 - last line of defence: one page, not the document
         problems.append(f"page interpretation stopped: {type(exc).__name__}: {exc}")
         glyphs = interpreter.glyphs
-    shown = visible(glyphs, box)
+    shown = visible(replace_actual_text(glyphs, interpreter.actual_text), box)
     return Page(
         number=number,
         text=assemble(shown, params),

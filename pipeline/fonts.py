@@ -17,6 +17,7 @@ from pdfminer.pdftypes import PDFStream, resolve1
 from pdfminer.psparser import PSLiteral
 
 from . import encodings as enc
+from .cff import cff_builtin_encoding
 from .cmaps import (
     CMap,
     PredefinedCMap,
@@ -27,6 +28,7 @@ from .cmaps import (
     unicode_cmap_codec,
 )
 from .params import Params
+from .streams import read_stream
 
 
 _SELF_NAME = re.compile(r"^[A-Za-z]{1,2}(\d{1,3})$")
@@ -58,14 +60,9 @@ def _num(x: object, default: float = 0.0) -> float:
 
 
 def _stream_data(x: object, problems: list[str], what: str) -> bytes | None:
+    """A stream's data; a failure only loses this step of the chain (R4)."""
     x = resolve1(x)
-    if not isinstance(x, PDFStream):
-        return None
-    try:
-        return x.get_data()
-    except Exception as exc:  # noqa: BLE001 - any filter failure only loses this step (R4)
-        problems.append(f"unreadable {what}: {exc}")
-        return None
+    return read_stream(x, what, problems) if isinstance(x, PDFStream) else None
 
 
 def _to_unicode(spec: dict[str, Any], problems: list[str], resource: str) -> CMap | None:
@@ -186,8 +183,11 @@ class SimpleFont(Font):
                 if isinstance(w, (int, float)):
                     width = float(w) * scale_x
             if width is None:
-                if std_widths is not None and text and text in std_widths:
-                    width = std_widths[text] / 1000
+                # Metrics are keyed by the glyph the encoding selects, not by what
+                # ToUnicode says it means (a ligature glyph maps to two letters).
+                glyph_char = self._text(code, None, names, builtin) if to_unicode is not None else text
+                if std_widths is not None and glyph_char and glyph_char in std_widths:
+                    width = std_widths[glyph_char] / 1000
                 elif std_widths is not None and code == 32:
                     width = std_widths.get(" ", 250) / 1000
                 else:
@@ -206,12 +206,13 @@ class SimpleFont(Font):
         base_name = _name(encoding) if not isinstance(encoding, dict) else _name(encoding.get("BaseEncoding"))
         base = enc.base_encoding(base_name) if base_name else None
         if base is None:
-            program = None
-            for key in ("FontFile", "FontFile3"):
-                if key in descriptor:
-                    program = _stream_data(descriptor[key], problems, "embedded font program")
-                    break
-            builtin_names = enc.type1_builtin_encoding(program) if program else {}
+            builtin_names: dict[int, str] = {}
+            if "FontFile" in descriptor:
+                program = _stream_data(descriptor["FontFile"], problems, "embedded font program")
+                builtin_names = enc.type1_builtin_encoding(program) if program else {}
+            elif "FontFile3" in descriptor:
+                program = _stream_data(descriptor["FontFile3"], problems, "embedded font program")
+                builtin_names = cff_builtin_encoding(program) if program else {}
             if builtin_names:
                 for code, gname in builtin_names.items():
                     result[code] = enc.glyph_name_to_unicode(gname)
@@ -303,7 +304,7 @@ class CIDFont(Font):
         registry = _name(info.get("Registry")) if isinstance(info, dict) else ""
         if registry != "Adobe" or ordering not in ("GB1", "CNS1", "Japan1", "Korea1"):
             ordering = ordering_of_cmap_name(cmap_name) if cmap_name and cmap_name != "Identity-H" else ordering
-        self.collection = cid_to_unicode(ordering) if ordering else None
+        self.collection = cid_to_unicode(ordering, self.vertical) if ordering else None
 
         self.to_unicode = _to_unicode(spec, problems, resource)
         self.descriptor = descriptor

@@ -21,6 +21,7 @@ from .fonts import Font, MissingFont, load_font
 from .geometry import IDENTITY, Matrix, mult, unit
 from .glyph import Glyph
 from .params import Params
+from .streams import read_stream
 
 
 class TextState:
@@ -81,6 +82,9 @@ class Interpreter:
         self.reported: set[str] = set()
         # Open marked-content sections: (ActualText or None, first glyph index).
         self.marked: list[tuple[str | None, int]] = []
+        # Closed ActualText spans (§14.9.4): glyph index range and the text that
+        # stands for those glyphs in page text; the glyph records stay as drawn (R2).
+        self.actual_text: list[tuple[int, int, str]] = []
         self._table = self._operator_table()
 
     # ---- entry points -------------------------------------------------------
@@ -323,18 +327,8 @@ class Interpreter:
         text, start = self.marked.pop()
         if text is None or any(t is not None for t, _ in self.marked):
             return  # no ActualText, or an enclosing span replaces this one anyway
-        span = self.glyphs[start:]
-        if not span:
-            return
-        # §14.9.4: the span's glyphs stand for ActualText; keep one record that covers
-        # them, carrying the first glyph's token so it can still be found in the stream.
-        first, last = span[0], span[-1]
-        q0, q1 = first.quad, last.quad
-        del self.glyphs[start:]
-        if text:
-            self.glyphs.append(first._replace(
-                text=text, quad=(q0[0], q0[1], q1[2], q1[3], q1[4], q1[5], q0[6], q0[7]),
-                ex=last.ex, ey=last.ey, gx=last.gx, gy=last.gy))
+        if start < len(self.glyphs):
+            self.actual_text.append((start, len(self.glyphs), text))
 
     # ---- XObjects ---------------------------------------------------------------
 
@@ -369,10 +363,8 @@ class Interpreter:
     def run_form(self, xobj: PDFStream, key: object, ctm: Matrix, label: str) -> None:
         """Interpret a Form XObject with its /Matrix × ``ctm`` (§8.10.1), in the text
         state of the caller, its glyphs spliced in here with token -1 (R9)."""
-        try:
-            data = xobj.get_data()
-        except Exception as exc:  # noqa: BLE001 - a broken form loses only its own text
-            self._once(f"{label} unreadable: {exc}")
+        data = read_stream(xobj, label, self.problems)
+        if data is None:
             return
         matrix = resolve1(xobj.get("Matrix"))
         form_matrix = _matrix([resolve1(v) for v in matrix]) if isinstance(matrix, list) and len(matrix) == 6 else IDENTITY
