@@ -7,8 +7,8 @@ drawing a space.
 """
 from __future__ import annotations
 
+import operator
 import re
-import statistics
 import unicodedata
 from collections.abc import Iterable, Sequence
 
@@ -38,6 +38,7 @@ _ACCENTS = {
     "\u00af": "\u0304", "\u02d8": "\u0306", "\u02d9": "\u0307", "\u02da": "\u030a", "\u00b8": "\u0327",
     "\u02db": "\u0328", "\u02c7": "\u030c", "\u02dd": "\u030b",
 }
+_text_of = operator.attrgetter("text")
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}
 
 
@@ -45,6 +46,8 @@ def compose_accents(glyphs: Sequence[Glyph]) -> list[Glyph]:
     """Beyond the seeds: a spacing accent drawn over a neighbouring letter (pdfTeX's
     OT1 "\\'e" is an acute glyph, a kern back, then "e") joins that letter as one
     precomposed character, so "r´esum´e" reads and indexes as "résumé"."""
+    if not any(map(_ACCENTS.__contains__, map(_text_of, glyphs))):
+        return list(glyphs)
     out: list[Glyph] = []
     skip = False
     n = len(glyphs)
@@ -107,10 +110,7 @@ def replace_actual_text(glyphs: Sequence[Glyph], spans: Sequence[tuple[int, int,
         out.extend(glyphs[done:start])
         first, last = glyphs[start], glyphs[end - 1]
         if text:
-            q0, q1 = first.quad, last.quad
-            out.append(first._replace(
-                text=text, quad=(q0[0], q0[1], q1[2], q1[3], q1[4], q1[5], q0[6], q0[7]),
-                ex=last.ex, ey=last.ey, gx=last.gx, gy=last.gy))
+            out.append(first._replace(text=text, ex=last.ex, ey=last.ey, gx=last.gx, gy=last.gy))
         done = end
     out.extend(glyphs[done:])
     return out
@@ -121,12 +121,15 @@ def visible(glyphs: Iterable[Glyph], box: Rect) -> list[Glyph]:
     printer marks, keeps clipped, white and invisible (render mode 3) text."""
     x0, y0, x1, y1 = box
     out = []
+    # Twice the centre against twice the box, saving the divisions.
+    x0, y0, x1, y1 = 2 * x0, 2 * y0, 2 * x1, 2 * y1
+    append = out.append
     for g in glyphs:
-        q = g.quad
-        cx = (q[0] + q[2] + q[4] + q[6]) * 0.25
-        cy = (q[1] + q[3] + q[5] + q[7]) * 0.25
+        u0x, u0y, u1x, u1y = g.box
+        cx = g.ox + g.gx + u0x + u1x
+        cy = g.oy + g.gy + u0y + u1y
         if x0 <= cx <= x1 and y0 <= cy <= y1:
-            out.append(g)
+            append(g)
     return out
 
 
@@ -188,7 +191,9 @@ def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
     factor = params.line_break
     prev: Glyph | None = None
     for g in glyphs:
-        if prev is not None:
+        # Glyphs of one showing operation share a baseline: only a new string can
+        # start a new line (form glyphs, token -1, are always checked).
+        if prev is not None and (g.token != prev.token or g.token < 0):
             ux, uy = prev.direction
             across = (g.oy - prev.oy) * ux - (g.ox - prev.ox) * uy - (g.rise - prev.rise)
             height = g.height if g.height > prev.height else prev.height
@@ -202,54 +207,55 @@ def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
     return lines
 
 
-def _gap(prev: Glyph, g: Glyph) -> float:
-    """R11 gap along the previous glyph's direction, from its glyph end (so negative
-    Tc given back by TJ is no gap); beyond the seeds, from its pen end when that
-    lies further on, so positive Tc tracking is no gap either."""
-    ux, uy = prev.direction
-    from_glyph_end = (g.ox - prev.gx) * ux + (g.oy - prev.gy) * uy
-    from_pen_end = (g.ox - prev.ex) * ux + (g.oy - prev.ey) * uy
-    return from_pen_end if from_pen_end < from_glyph_end else from_glyph_end
-
-
 def _join_line(line: Sequence[Glyph], params: Params) -> str:
-    """R11 word spaces within one line. Beyond the seeds: when a line that marks its
-    word boundaries with space glyphs spreads the letters of its words too (CSS
-    letter-spacing drawn glyph by glyph), the typical letter gap is tracking, and
-    only gaps wider than tracking plus the threshold are word spaces."""
+    """R11 word spaces within one line.
+
+    The gap runs along the previous glyph's direction from its glyph end, so
+    negative Tc given back by TJ numbers is no gap; beyond the seeds, from its pen
+    end when that lies further on, so positive Tc tracking is no gap either. Also
+    beyond: when a line that marks word boundaries with space glyphs spreads the
+    letters of its words too (CSS letter-spacing drawn glyph by glyph), the typical
+    letter gap is tracking, and only gaps wider than tracking plus the threshold are
+    word spaces; and a jump far back along the line starts another fragment.
+    """
     word_gap = params.word_gap
     texts = [g.text or " " for g in line]
-    gaps: list[float] = [0.0]
+    n = len(line)
+    gaps = [0.0] * n
     candidates: list[float] = []
     has_space = False
-    for i in range(1, len(line)):
-        prev, g = line[i - 1], line[i]
+    for i in range(1, n):
         a, b = texts[i - 1][-1], texts[i][0]
         if a.isspace() or b.isspace():
             has_space = True
-            gaps.append(0.0)
             continue
-        if is_ideographic(a) and is_ideographic(b):
-            gaps.append(0.0)
+        if a >= "\u2e80" and b >= "\u2e80" and is_ideographic(a) and is_ideographic(b):
             continue
-        ratio = _gap(prev, g) / g.height if g.height > 0 else 0.0
-        gaps.append(ratio)
+        prev, g = line[i - 1], line[i]
+        ux, uy = prev.direction
+        x, y = g.ox, g.oy
+        from_glyph_end = (x - prev.gx) * ux + (y - prev.gy) * uy
+        from_pen_end = (x - prev.ex) * ux + (y - prev.ey) * uy
+        gap = from_pen_end if from_pen_end < from_glyph_end else from_glyph_end
+        height = g.height
+        ratio = gap / height if height > 0 else 0.0
+        gaps[i] = ratio
         candidates.append(ratio)
     tracking = 0.0
     if has_space and len(candidates) >= 4:
-        typical = statistics.median(candidates)
+        typical = sorted(candidates)[len(candidates) // 2]
         if typical > word_gap:
             tracking = typical
+    threshold = word_gap + tracking
+    backward = -params.backward_jump
     parts = [texts[0]]
-    for i in range(1, len(line)):
+    for i in range(1, n):
         gap = gaps[i]
-        # A jump far back along the line starts another fragment (beyond R11: the
-        # seeds join such fragments); small back-steps are accents and overprints.
-        if gap - tracking > word_gap or gap < -params.backward_jump:
+        if gap > threshold or gap < backward:
             parts.append(" ")
         parts.append(texts[i])
     text = "".join(parts)
-    if _drawn_left_to_right_rtl(line, texts):
+    if _RTL_CHAR.search(text) and _drawn_left_to_right_rtl(line, texts):
         text = _RTL_RUN.sub(lambda m: "".join(reversed(_RTL_CLUSTER.findall(m.group()))), text)
     return text
 
@@ -258,6 +264,7 @@ def _is_rtl(ch: str) -> bool:
     return unicodedata.bidirectional(ch) in ("R", "AL")
 
 
+_RTL_CHAR = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 # A right-to-left letter with its combining marks, and runs of them with spaces.
 _RTL_CLUSTER = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc][\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]*| ")
 _RTL_RUN = re.compile(r"(?:[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc][\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]*)(?:(?: ?[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc][\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]*))*")

@@ -33,6 +33,10 @@ _TOKEN = re.compile(
 def hex_bytes(digits: bytes) -> bytes:
     """A hex string's bytes; whitespace is ignored and an odd final digit is
     padded with 0, as ISO 32000-1 §7.3.4.3 says."""
+    try:
+        return bytes.fromhex(digits.decode("ascii"))  # skips ASCII whitespace itself
+    except ValueError:
+        pass
     hexd = bytes(c for c in digits if c not in b" \t\r\n\f\x00")
     if len(hexd) % 2:
         hexd += b"0"

@@ -16,9 +16,10 @@ class Glyph(NamedTuple):
     #: Font resource name (the /F1 of ``/F1 12 Tf``) and effective size in user space.
     font: str
     size: float
-    #: Box corners in user space: descent at the origin, descent at the advance,
-    #: ascent at the advance, ascent at the origin (x0, y0, ..., x3, y3).
-    quad: tuple[float, float, float, float, float, float, float, float]
+    #: The glyph box as two offsets from the baseline, shared by all glyphs of a
+    #: string: (u0x, u0y) to its descent side, (u1x, u1y) to its ascent side (for
+    #: vertical writing: to its left and right edges). ``quad`` gives the corners.
+    box: tuple[float, float, float, float]
     #: Baseline start (the pen position the glyph is drawn at).
     ox: float
     oy: float
@@ -56,9 +57,17 @@ class Glyph(NamedTuple):
         return (self.gx, self.gy)
 
     @property
+    def quad(self) -> tuple[float, float, float, float, float, float, float, float]:
+        """Box corners in user space (R1): at the origin and at the glyph end on the
+        descent side, then at the glyph end and at the origin on the ascent side."""
+        u0x, u0y, u1x, u1y = self.box
+        ox, oy, gx, gy = self.ox, self.oy, self.gx, self.gy
+        return (ox + u0x, oy + u0y, gx + u0x, gy + u0y, gx + u1x, gy + u1y, ox + u1x, oy + u1y)
+
+    @property
     def center(self) -> Point:
-        q = self.quad
-        return ((q[0] + q[2] + q[4] + q[6]) / 4.0, (q[1] + q[3] + q[5] + q[7]) / 4.0)
+        u0x, u0y, u1x, u1y = self.box
+        return ((self.ox + self.gx + u0x + u1x) / 2.0, (self.oy + self.gy + u0y + u1y) / 2.0)
 
     def as_dict(self) -> dict[str, object]:
         """JSON-friendly form for ``pdfindex glyphs``."""

@@ -24,6 +24,9 @@ from .params import Params
 from .streams import read_stream
 
 
+_new_tuple = tuple.__new__
+
+
 class TextState:
     """The text state parameters of §9.3, part of the graphics state (R8)."""
 
@@ -259,21 +262,24 @@ class Interpreter:
             cross = math.hypot(c, d)
             height = (font.ascent - font.descent) * abs(size) * cross
             eff_size = abs(size) * cross
-            dx0, dy0, dx1, dy1 = c * desc, d * desc, c * asc, d * asc
+            box = (c * desc, d * desc, c * asc, d * asc)
             cx, cy = c * rise + e, d * rise + f
             user_rise = rise * (d * direction[0] - c * direction[1])  # projected on the normal
+            scale = size * th
+            tc_th, tw_th = tc * th, tw * th
+            append = glyphs.append
             for item in items:
                 if isinstance(item, bytes):
-                    for info in font.decode(item):
-                        w = info.width * size * th
-                        adv = (info.width * size + tc + (tw if info.is_space else 0.0)) * th
+                    for code, nbytes, text, width, is_space, _, _, _ in font.decode(item):
+                        w = width * scale
+                        adv = w + tc_th + tw_th if is_space else w + tc_th
                         ox, oy = a * pos + cx, b * pos + cy
                         gx, gy = ox + a * w, oy + b * w
-                        glyphs.append(Glyph(
-                            info.text, info.code, info.nbytes, name, eff_size,
-                            (ox + dx0, oy + dy0, gx + dx0, gy + dy0, gx + dx1, gy + dy1, ox + dx1, oy + dy1),
-                            ox, oy, ox + a * adv, oy + b * adv, gx, gy, direction, False, height, user_rise, render, token,
-                        ))
+                        # tuple.__new__ skips NamedTuple's Python-level __new__ (hot path).
+                        append(_new_tuple(Glyph, (
+                            text, code, nbytes, name, eff_size,
+                            box, ox, oy, ox + a * adv, oy + b * adv, gx, gy, direction, False, height, user_rise, render, token,
+                        )))
                         pos += adv
                 elif isinstance(item, (int, float)) and not isinstance(item, bool):
                     pos -= item / 1000.0 * size * th
@@ -293,14 +299,10 @@ class Interpreter:
                         # spans the horizontal advance around it and w1 below it.
                         x0, x1 = -info.vx * size * th, (info.width - info.vx) * size * th
                         y_top, y_glyph_end, y_end = pos + rise, pos + w1 + rise, pos + adv + rise
-                        ox, oy = c * y_top + e, d * y_top + f
                         glyphs.append(Glyph(
-                            info.text, info.code, info.nbytes, name, eff_size,
-                            (a * x0 + c * y_glyph_end + e, b * x0 + d * y_glyph_end + f,
-                             a * x1 + c * y_glyph_end + e, b * x1 + d * y_glyph_end + f,
-                             a * x1 + ox, b * x1 + oy, a * x0 + ox, b * x0 + oy),
-                            ox, oy, c * y_end + e, d * y_end + f, c * y_glyph_end + e, d * y_glyph_end + f,
-                            direction, True, height, 0.0, render, token,
+                            info.text, info.code, info.nbytes, name, eff_size, (a * x0, b * x0, a * x1, b * x1),
+                            c * y_top + e, d * y_top + f, c * y_end + e, d * y_end + f,
+                            c * y_glyph_end + e, d * y_glyph_end + f, direction, True, height, 0.0, render, token,
                         ))
                         pos += adv
                 elif isinstance(item, (int, float)) and not isinstance(item, bool):

@@ -1,0 +1,153 @@
+"""R12 line breaks: a new line starts when the move from the previous glyph's
+origin to the current one, projected on the normal of the previous glyph's
+writing direction, exceeds half the larger of the two box heights.
+
+Geometry: mono font (tests/builders.py), 0.5 em advance, box height = font size.
+At 10 pt a glyph is 5 units wide and the break threshold is 5 units.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import pipeline
+from tests.builders import one_font_pdf
+
+
+def _text(content: bytes) -> str:
+    return pipeline.extract(one_font_pdf(content)).pages[0].text
+
+
+def _tm(angle: float, x: float, y: float, scale: float = 1.0) -> bytes:
+    c, s = math.cos(math.radians(angle)) * scale, math.sin(math.radians(angle)) * scale
+    return b"%.6f %.6f %.6f %.6f %.3f %.3f Tm" % (c, s, -s, c, x, y)
+
+
+# ---- the threshold -------------------------------------------------------------
+
+@pytest.mark.parametrize(("dy", "expected"), [
+    (-6, "abc\ndef"),  # 6 > 5: new line
+    (-4, "abcdef"),  # 4 < 5: same line (glyph end to origin gap is 0)
+    (6, "abc\ndef"),  # moving up counts the same
+    (4, "abcdef"),
+    (-14, "abc\ndef"),
+])
+def test_new_line_when_move_across_exceeds_half_the_height(dy: int, expected: str) -> None:
+    # "abc" spans 72..87; the Td puts "def" at x 87, offset dy across the line.
+    assert _text(b"BT /F1 10 Tf 72 700 Td (abc) Tj 15 %d Td (def) Tj ET" % dy) == expected
+
+
+def test_threshold_uses_the_larger_height_small_then_big() -> None:
+    # 10 pt "abc" then 30 pt "DEF" 12 units lower: 12 < 30 / 2, same line.
+    assert _text(b"BT /F1 10 Tf 72 700 Td (abc) Tj /F1 30 Tf 15 -12 Td (DEF) Tj ET") == "abcDEF"
+    # 16 units lower: 16 > 15, new line.
+    assert _text(b"BT /F1 10 Tf 72 700 Td (abc) Tj /F1 30 Tf 15 -16 Td (DEF) Tj ET") == "abc\nDEF"
+
+
+def test_threshold_uses_the_larger_height_big_then_small() -> None:
+    # 30 pt "ABC" spans 72..117; 10 pt "def" 12 lower: 12 < 15, same line.
+    assert _text(b"BT /F1 30 Tf 72 700 Td (ABC) Tj /F1 10 Tf 45 -12 Td (def) Tj ET") == "ABCdef"
+    assert _text(b"BT /F1 30 Tf 72 700 Td (ABC) Tj /F1 10 Tf 45 -16 Td (def) Tj ET") == "ABC\ndef"
+
+
+def test_threshold_uses_box_height_not_tf_operand() -> None:
+    # "1 Tf" with a 10x text matrix (Word export): the same geometry as 10 pt.
+    content = (b"BT /F1 1 Tf 10 0 0 10 72 700 Tm (abc) Tj 1.5 -0.4 Td (def) Tj "
+               b"-1.5 -1.4 Td (ghi) Tj ET")
+    assert _text(content) == "abcdef\nghi"
+
+
+def test_line_operators_t_star_quote_and_doublequote() -> None:
+    content = b"BT /F1 10 Tf 14 TL 72 700 Td (one) Tj T* (two) Tj (three) ' 0 0 (four) \" ET"
+    assert _text(content) == "one\ntwo\nthree\nfour"
+
+
+# ---- superscripts, subscripts, captions ----------------------------------------
+
+@pytest.mark.parametrize("rise", [3, 4, 7, 9])
+def test_superscript_raised_with_ts_stays_glued_to_its_base(rise: int) -> None:
+    # 6 pt "2" raised by Ts; 7 and 9 exceed half the larger height (5): the rise
+    # is text state, not a line move.
+    content = (b"BT /F1 10 Tf 72 700 Td (E=mc) Tj /F1 6 Tf %d Ts (2) Tj "
+               b"/F1 10 Tf 0 Ts ( is famous) Tj ET" % rise)
+    assert _text(content) == "E=mc2 is famous"
+
+
+@pytest.mark.parametrize("rise", [-2, -4, -7])
+def test_subscript_lowered_with_ts_stays_on_the_line(rise: int) -> None:
+    content = b"BT /F1 10 Tf 72 700 Td (H) Tj /F1 6 Tf %d Ts (2) Tj /F1 10 Tf 0 Ts (O is water) Tj ET" % rise
+    assert _text(content) == "H2O is water"
+
+
+def test_superscript_raised_by_a_small_td_move_stays_on_the_line() -> None:
+    # "E=mc" spans 72..92; "2" (6 pt, 3 wide) is drawn 4 units higher at 92, then
+    # the line resumes at 95 on the baseline: moves of 4 < 5.
+    content = (b"BT /F1 10 Tf 72 700 Td (E=mc) Tj 20 4 Td /F1 6 Tf (2) Tj "
+               b"3 -4 Td /F1 10 Tf ( is famous) Tj ET")
+    assert _text(content) == "E=mc2 is famous"
+
+
+def test_superscript_then_next_line() -> None:
+    content = (b"BT /F1 10 Tf 14 TL 72 700 Td (x) Tj /F1 6 Tf 7 Ts (2) Tj 0 Ts /F1 10 Tf "
+               b"T* (next line) Tj ET")
+    assert _text(content) == "x2\nnext line"
+
+
+def test_small_caption_on_a_big_words_baseline_stays_on_the_line() -> None:
+    # 40 pt "BIG" spans 72..132; an 8 pt caption at 140 on the same baseline.
+    content = (b"BT /F1 40 Tf 72 700 Td (BIG) Tj ET BT /F1 8 Tf 140 700 Td (caption text) Tj ET "
+               b"BT /F1 8 Tf 72 650 Td (next line) Tj ET")
+    assert _text(content) == "BIG caption text\nnext line"
+
+
+def test_big_word_after_a_small_caption_on_the_same_baseline() -> None:
+    content = b"BT /F1 8 Tf 72 700 Td (Fig. 1) Tj ET BT /F1 40 Tf 110 700 Td (BIG) Tj ET"
+    assert _text(content) == "Fig. 1 BIG"
+
+
+# ---- rotated runs ----------------------------------------------------------------
+
+@pytest.mark.parametrize("angle", [0, 30, 45, 90, 180, 270, -45])
+def test_rotated_text_lines_give_lines_not_letters(angle: int) -> None:
+    # Two lines of one text object in a rotated text matrix; T* moves across the
+    # rotated writing direction by the leading (14 > 5).
+    content = (b"BT /F1 10 Tf 14 TL " + _tm(angle, 300, 400)
+               + b" (First line) Tj T* [(Second)-400(line)] TJ T* (Third) Tj ET")
+    assert _text(content) == "First line\nSecond line\nThird"
+
+
+def test_45_degree_watermark_is_one_line_with_its_words() -> None:
+    content = (b"BT /F1 10 Tf 72 700 Td (Body text) Tj ET\n"
+               b"q 0.8 g BT /F1 40 Tf " + _tm(45, 150, 200) + b" [(DRAFT)-500(COPY)] TJ ET Q\n"
+               b"BT /F1 10 Tf 400 100 Td (More body) Tj ET\n")
+    text = _text(content)
+    assert text.split("\n") == ["Body text", "DRAFT COPY", "More body"]
+
+
+def test_45_degree_watermark_with_word_export_matrix() -> None:
+    # "1 Tf" and the size folded into a rotated text matrix.
+    content = b"BT /F1 1 Tf " + _tm(45, 150, 200, scale=60) + b" (CONFIDENTIAL) Tj ET"
+    assert _text(content) == "CONFIDENTIAL"
+
+
+def test_rotation_by_ctm_behaves_like_rotated_tm() -> None:
+    c = math.cos(math.radians(45))
+    content = (b"q %.6f %.6f %.6f %.6f 200 200 cm BT /F1 30 Tf 0 0 Td [(DO)-50(NOT)-500(COPY)] TJ ET Q"
+               % (c, c, -c, c))
+    assert _text(content) == "DONOT COPY"
+
+
+def test_90_degree_labels_each_give_one_line() -> None:
+    content = (b"BT /F1 10 Tf " + _tm(90, 50, 200) + b" [(Axis)-400(one)] TJ ET\n"
+               b"BT /F1 10 Tf " + _tm(90, 100, 200) + b" (Axis two) Tj ET\n"
+               b"BT /F1 10 Tf " + _tm(270, 560, 600) + b" (Margin note) Tj ET\n")
+    assert _text(content) == "Axis one\nAxis two\nMargin note"
+
+
+@pytest.mark.parametrize("angle", [45, 90, 180, 270])
+def test_superscript_in_rotated_text_stays_on_the_line(angle: int) -> None:
+    # The rise is across the rotated writing direction: still not a line move.
+    content = (b"BT /F1 10 Tf " + _tm(angle, 300, 300) + b" (E=mc) Tj /F1 6 Tf 7 Ts (2) Tj "
+               b"/F1 10 Tf 0 Ts ( is famous) Tj ET")
+    assert _text(content) == "E=mc2 is famous"

@@ -1,0 +1,114 @@
+"""R13 vertical writing (WMode 1): glyphs are grouped into columns, columns are
+read right to left and each top to bottom, with a line break at every column
+change.
+
+Every fixture draws its columns in content order left to right on purpose, so
+content order (R14) alone would give the wrong answer. Fonts use the default
+vertical metrics (DW2 [880 -1000]): each glyph moves the pen 1 em down, so a
+20 pt column advances 20 units per glyph; columns are 50 units apart.
+"""
+from __future__ import annotations
+
+import pytest
+
+import pipeline
+from tests.builders import font_resources
+from tests.pdfwriter import PdfWriter, tounicode_cmap
+
+RIGHT, MIDDLE, LEFT = "日本語の", "縦書きを", "読む順番"
+EXPECTED = f"{RIGHT}\n{MIDDLE}\n{LEFT}"
+
+
+def u16(s: str) -> bytes:
+    return b"<" + s.encode("utf-16-be").hex().upper().encode() + b">"
+
+
+def _column(x: float, y: float, operand: bytes, size: float = 20) -> bytes:
+    return b"BT /F1 %g Tf 1 0 0 1 %g %g Tm %s Tj ET\n" % (size, x, y, operand)
+
+
+def _unijis(content: bytes) -> pipeline.Page:
+    w = PdfWriter()
+    font = w.type0_font(base_font="TestMincho-V", encoding="UniJIS-UCS2-V",
+                        cid_subtype="CIDFontType0", ordering=("Adobe", "Japan1", 6))
+    w.add_page(content, resources=font_resources(font))
+    return pipeline.extract(w.to_bytes(), keep_glyphs=True).pages[0]
+
+
+# Identity-V: code = CID = index in this string + 1, text from the ToUnicode CMap.
+_CHARS = "".join(dict.fromkeys(RIGHT + MIDDLE + LEFT + "、。縦横"))
+
+
+def _ident(s: str) -> bytes:
+    return b"<" + b"".join(b"%04X" % (_CHARS.index(c) + 1) for c in s) + b">"
+
+
+def _identity_v(content: bytes) -> pipeline.Page:
+    w = PdfWriter()
+    cmap = tounicode_cmap([(b"%c%c" % divmod(i + 1, 256), c) for i, c in enumerate(_CHARS)],
+                          codespace=[(b"\x00\x00", b"\xff\xff")])
+    font = w.type0_font(base_font="TestGothic-V", encoding="Identity-V", to_unicode=cmap)
+    w.add_page(content, resources=font_resources(font))
+    return pipeline.extract(w.to_bytes(), keep_glyphs=True).pages[0]
+
+
+def test_unijis_v_columns_read_right_to_left_top_to_bottom() -> None:
+    content = (_column(100, 700, u16(LEFT)) + _column(150, 700, u16(MIDDLE))
+               + _column(200, 700, u16(RIGHT)))
+    page = _unijis(content)
+    assert page.text == EXPECTED
+    assert all(g.vertical for g in page.glyphs)
+
+
+def test_identity_v_with_tounicode_columns_read_right_to_left() -> None:
+    content = (_column(100, 700, _ident(LEFT)) + _column(150, 700, _ident(MIDDLE))
+               + _column(200, 700, _ident(RIGHT)))
+    page = _identity_v(content)
+    assert page.text == EXPECTED
+    assert page.quality.unresolved == 0
+
+
+def test_vertical_pen_moves_down_the_page() -> None:
+    # Sanity of the fixture: consecutive glyphs of a column go downwards.
+    page = _unijis(_column(200, 700, u16(RIGHT)))
+    ys = [g.oy for g in page.glyphs]
+    assert ys == sorted(ys, reverse=True) and ys[0] > ys[-1]
+    assert page.text == RIGHT
+
+
+def test_columns_in_one_text_object_moved_by_td() -> None:
+    # One BT..ET: each Td moves to the next column to the right (content order
+    # left to right), starting again at the top.
+    content = (b"BT /F1 20 Tf 1 0 0 1 100 700 Tm " + u16(LEFT) + b" Tj 50 0 Td "
+               + u16(MIDDLE) + b" Tj 50 0 Td " + u16(RIGHT) + b" Tj ET")
+    assert _unijis(content).text == EXPECTED
+
+
+def test_column_drawn_bottom_half_first_reads_top_to_bottom() -> None:
+    # Right column's lower half ("語の" at 660 and 640) drawn before its top half.
+    content = (_column(100, 700, u16(LEFT)) + _column(150, 700, u16(MIDDLE))
+               + _column(200, 660, u16(RIGHT[2:])) + _column(200, 700, u16(RIGHT[:2])))
+    assert _unijis(content).text == EXPECTED
+
+
+def test_ragged_columns_starting_at_different_heights() -> None:
+    # An indented middle column (starts 40 units lower) is still its own column.
+    content = (_column(100, 700, u16(LEFT)) + _column(150, 660, u16(MIDDLE))
+               + _column(200, 700, u16(RIGHT)))
+    assert _unijis(content).text == EXPECTED
+
+
+@pytest.mark.parametrize("gap", [b"500", b"1000"])
+def test_gaps_inside_a_column_are_not_spaces_between_ideographs(gap: bytes) -> None:
+    # In vertical writing a positive TJ number moves the pen down (ty = (w1 -
+    # n/1000)·Tfs, §9.4.4): 10 and 20 units of extra spread; ideographs get no
+    # word spaces.
+    spread = b"[" + gap.join(_ident(c) for c in RIGHT) + b"] TJ"
+    content = (_column(100, 700, _ident(LEFT)) + b"BT /F1 20 Tf 1 0 0 1 200 700 Tm " + spread + b" ET\n")
+    assert _identity_v(content).text == f"{RIGHT}\n{LEFT}"
+
+
+def test_many_columns_drawn_left_to_right() -> None:
+    cols = ["縦", "横", "日本", "語の", "読む"]  # drawn left to right at x 100..300
+    content = b"".join(_column(100 + 50 * i, 700, u16(c)) for i, c in enumerate(cols))
+    assert _unijis(content).text == "\n".join(reversed(cols))

@@ -1,0 +1,208 @@
+"""R11 word spaces: a gap from the previous glyph's *glyph end* to the current
+glyph's origin wider than 0.15 × the current glyph's box height is one space;
+never next to a whitespace glyph, never between two ideographic characters;
+Hangul does get spaces.
+
+Geometry: the mono font (tests/builders.py) advances 0.5 em per glyph and its box
+height equals the font size, so at 10 pt the threshold is 1.5 user-space units
+and a TJ number n moves the pen by -n/100 units. The CJK fonts use the default
+width of 1000 (1 em per glyph).
+"""
+from __future__ import annotations
+
+import pytest
+
+import pipeline
+from tests.builders import font_resources, mono_font, one_font_pdf
+from tests.pdfwriter import PdfWriter
+
+
+def _text(content: bytes) -> str:
+    return pipeline.extract(one_font_pdf(content)).pages[0].text
+
+
+def _line(show: bytes, size: float = 10, state: bytes = b"") -> str:
+    return _text(b"BT /F1 %g Tf %s 72 700 Td %s ET" % (size, state, show))
+
+
+def u16(s: str) -> bytes:
+    """A UCS-2 hex string operand for the Uni*-UCS2 predefined CMaps."""
+    return b"<" + s.encode("utf-16-be").hex().upper().encode() + b">"
+
+
+def _cjk_text(content: bytes, cmap: str, ordering: tuple[str, str, int]) -> str:
+    w = PdfWriter()
+    font = w.type0_font(base_font="TestCJK", encoding=cmap, cid_subtype="CIDFontType0", ordering=ordering)
+    w.add_page(content, resources=font_resources(font))
+    return pipeline.extract(w.to_bytes()).pages[0].text
+
+
+def _gb(show: bytes, state: bytes = b"") -> str:
+    return _cjk_text(b"BT /F1 10 Tf %s 72 700 Td %s ET" % (state, show), "UniGB-UCS2-H", ("Adobe", "GB1", 2))
+
+
+def _ks(show: bytes, state: bytes = b"") -> str:
+    return _cjk_text(b"BT /F1 10 Tf %s 72 700 Td %s ET" % (state, show), "UniKS-UCS2-H", ("Adobe", "Korea1", 2))
+
+
+# ---- gaps made by TJ numbers and by positioning ----------------------------------
+
+def test_tj_gaps_without_space_characters_become_spaces() -> None:
+    assert _line(b"[(PDF)-333(Reference)-333(Manual)] TJ") == "PDF Reference Manual"
+
+
+def test_gap_threshold_is_about_fifteen_percent_of_height() -> None:
+    # 2.0 units (0.20 × height) is a space; 1.0 unit (0.10 × height) is not.
+    assert _line(b"[(ab)-200(cd)] TJ") == "ab cd"
+    assert _line(b"[(ab)-100(cd)] TJ") == "abcd"
+
+
+def test_td_positioned_words_without_spaces() -> None:
+    # "Hello" spans 72..97; "World" starts at 102: a 5-unit gap.
+    assert _line(b"(Hello) Tj 30 0 Td (World) Tj 30 0 Td (again) Tj") == "Hello World again"
+
+
+def test_tm_positioned_words_without_spaces() -> None:
+    content = (b"BT /F1 10 Tf 1 0 0 1 72 700 Tm (Hello) Tj 1 0 0 1 102 700 Tm (World) Tj "
+               b"1 0 0 1 131 700 Tm (s) Tj ET")  # "World" ends at 127: 4 units, then "s"
+    assert _text(content) == "Hello World s"
+
+
+def test_glyph_by_glyph_positioning_without_gaps_is_one_word() -> None:
+    assert _line(b"(W) Tj 5 0 Td (o) Tj 5 0 Td (r) Tj 5 0 Td (d) Tj") == "Word"
+
+
+@pytest.mark.parametrize(("show", "expected"), [
+    (b"[(W)30(o)-20(r)15(d)] TJ", "Word"),
+    (b"[(K)-20(e)-20(r)-20(n)30(i)30(n)-20(g)] TJ", "Kerning"),
+    (b"[(A)80(V)80(A)] TJ", "AVA"),  # strong negative kerning (pen moves back)
+])
+def test_kerning_does_not_split_words(show: bytes, expected: str) -> None:
+    assert _line(show) == expected
+
+
+def test_thresholds_use_box_height_not_tf_operand() -> None:
+    # R3: Word exports "1 Tf" with the size in the text matrix. The user-space
+    # geometry is the same as at 10 pt: -333 is a space, -50 (0.5 unit) is not.
+    content = b"BT /F1 1 Tf 10 0 0 10 72 700 Tm [(PDF)-333(Refer)-50(ence)] TJ ET"
+    assert _text(content) == "PDF Reference"
+
+
+# ---- negative Tc given back by TJ ("95后") --------------------------------------
+
+def test_negative_tc_given_back_by_tj_is_not_a_space() -> None:
+    # Tc -2: the pen ends 2 units before each glyph's end; -300 moves it 3 units on.
+    # Gap from the pen position: 3 > 1.5 (would be a space). Gap from the glyph
+    # end: 3 - 2 = 1 < 1.5 (no space). R11 measures from the glyph end.
+    content = b"BT /F1 10 Tf -2 Tc 72 700 Td [(9)-300(5)-300(a)-300(b)] TJ ET"
+    page = pipeline.extract(one_font_pdf(content), keep_glyphs=True).pages[0]
+    threshold = 0.15 * page.glyphs[0].height
+    assert page.glyphs[0].height == pytest.approx(10)
+    for prev, cur in zip(page.glyphs, page.glyphs[1:]):  # the fixture is what it claims
+        assert cur.ox - prev.ex == pytest.approx(3.0) and cur.ox - prev.ex > threshold
+        assert cur.ox - prev.gx == pytest.approx(1.0) and cur.ox - prev.gx < threshold
+    assert page.text == "95ab"
+
+
+def test_negative_tc_with_a_real_gap_still_gets_a_space() -> None:
+    # Same tracking, but -500 moves 5 units: 5 - 2 = 3 > 1.5 from the glyph end.
+    assert _line(b"[(9)-300(5)-500(a)-300(b)] TJ", state=b"-2 Tc") == "95 ab"
+
+
+def test_95hou_with_cjk_font() -> None:
+    # 1-em glyphs at 10 pt; Tc -2 and -300 returns: pen gap 3 > 1.5, glyph-end gap
+    # 1 < 1.5. "5" and "后" are not both ideographic, so only the measure decides.
+    show = b"[" + u16("9") + b"-300" + u16("5") + b"-300" + u16("后") + b"] TJ"
+    assert _gb(show, state=b"-2 Tc") == "95后"
+
+
+# ---- existing whitespace glyphs ------------------------------------------------
+
+@pytest.mark.parametrize("show", [
+    b"[(PDF )-333(Reference)] TJ",
+    b"[(PDF)-333( Reference)] TJ",
+    b"[(PDF )-2000( Reference)] TJ",
+])
+def test_no_space_added_next_to_a_space_glyph(show: bytes) -> None:
+    text = _line(show)
+    assert text == "PDF Reference"
+    assert "  " not in text
+
+
+def test_tw_justified_line_keeps_single_spaces() -> None:
+    # Tw 6 widens every space glyph by 6 units: the gap after each space glyph is
+    # wide, but the space glyph itself already separates the words.
+    text = _line(b"(Justified text with real spaces) Tj", state=b"6 Tw")
+    assert text == "Justified text with real spaces"
+
+
+def test_tw_and_tj_combined_keep_single_spaces() -> None:
+    text = _line(b"[(Justified )-400(text )-400(here)] TJ", state=b"4 Tw")
+    assert text == "Justified text here"
+
+
+# ---- horizontal scaling --------------------------------------------------------
+
+def test_tz_50_keeps_words_intact() -> None:
+    # At 50 % every advance and TJ number is halved: -500 is 2.5 units (a space),
+    # -20 and 30 are kerning.
+    assert _line(b"[(Na)-20(rrow)-500(te)30(xt)] TJ", state=b"50 Tz") == "Narrow text"
+    assert _line(b"(Horizontal scaling) Tj", state=b"50 Tz") == "Horizontal scaling"
+
+
+def test_tz_200_keeps_words_intact() -> None:
+    # At 200 % each glyph is 10 units wide and its glyph end moves with it: no
+    # letter-by-letter gaps. -333 is 6.7 units (a space), -20 and 30 are kerning.
+    assert _line(b"[(Wi)-20(de)-333(te)30(xt)] TJ", state=b"200 Tz") == "Wide text"
+    assert _line(b"(Horizontal scaling) Tj", state=b"200 Tz") == "Horizontal scaling"
+
+
+# ---- threshold from the current glyph's height -----------------------------------
+
+def test_threshold_uses_the_current_glyphs_height_big_then_small() -> None:
+    # "HEADING" at 40 pt spans 72..212. The 6 pt caption starts 3 units later on
+    # the same baseline: 3 > 0.15 × 6 = 0.9, a space (a threshold from the 40 pt
+    # heading, 6 units, would miss it).
+    content = (b"BT /F1 40 Tf 72 700 Td (HEADING) Tj ET "
+               b"BT /F1 6 Tf 215 700 Td (caption) Tj ET")
+    assert _text(content) == "HEADING caption"
+
+
+def test_threshold_uses_the_current_glyphs_height_small_then_big() -> None:
+    # The 6 pt "small" spans 72..87; a 40 pt glyph 3 units later: 3 < 0.15 × 40 = 6,
+    # no space (a threshold from the 6 pt glyph would insert one).
+    content = (b"BT /F1 6 Tf 72 700 Td (small) Tj ET "
+               b"BT /F1 40 Tf 90 700 Td (BIG) Tj ET")
+    assert _text(content) == "smallBIG"
+
+
+# ---- ideographs and Hangul ----------------------------------------------------
+
+def test_no_space_between_ideographs_spread_by_tj() -> None:
+    show = b"[" + b"-500".join(u16(c) for c in "中文排版") + b"] TJ"  # 5-unit gaps
+    assert _gb(show) == "中文排版"
+
+
+def test_no_space_between_ideographs_spread_by_tc() -> None:
+    assert _gb(u16("中文排版") + b" Tj", state=b"5 Tc") == "中文排版"
+
+
+def test_no_space_between_ideographs_kana_and_cjk_punctuation() -> None:
+    show = b"[" + b"-600".join(u16(c) for c in "日本の文字，テスト。") + b"] TJ"
+    assert _gb(show) == "日本の文字，テスト。"
+
+
+def test_gap_between_latin_and_ideograph_is_a_space() -> None:
+    # Only a pair of ideographs is exempt.
+    show = b"[" + u16("PDF") + b"-500" + u16("文件") + b"-500" + u16("OK") + b"] TJ"
+    assert _gb(show) == "PDF 文件 OK"
+
+
+def test_hangul_words_separated_by_a_gap_get_a_space() -> None:
+    show = b"[" + u16("한국어") + b"-500" + u16("텍스트") + b"-500" + u16("추출") + b"] TJ"
+    assert _ks(show) == "한국어 텍스트 추출"
+
+
+def test_hangul_syllables_without_gap_stay_one_word() -> None:
+    show = b"[" + u16("한국") + b"-50" + u16("어") + b"] TJ"  # 0.5-unit kern
+    assert _ks(show) == "한국어"
