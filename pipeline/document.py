@@ -13,7 +13,12 @@ import warnings
 from io import BytesIO
 from typing import Any
 
-from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError, PDFPasswordIncorrect
+from pdfminer.pdfdocument import (
+    PDFDocument,
+    PDFEncryptionError,
+    PDFPasswordIncorrect,
+    PDFStandardSecurityHandlerV5,
+)
 from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser, PDFSyntaxError
 from pdfminer.pdftypes import PDFStream, resolve1
@@ -52,6 +57,21 @@ def rect_value(value: object) -> Rect | None:
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in nums):
         return None
     return normalize_rect((float(nums[0]), float(nums[1]), float(nums[2]), float(nums[3])))
+
+
+class _SecurityHandlerV5(PDFStandardSecurityHandlerV5):
+    """AES-256 (ISO 32000-2 §7.6.4.4): /U and /O are 48 bytes, but Acrobat pads them
+    to 127 and pdfminer.six hashes the owner password with the padded /U, so owner
+    passwords of such files fail there. Only the first 48 bytes count."""
+
+    def init_params(self) -> None:
+        super().init_params()
+        self.u, self.o = self.u[:48], self.o[:48]
+        self.o_key_salt, self.u_key_salt = self.o[40:48], self.u[40:48]
+
+
+class _Document(PDFDocument):
+    security_handler_registry = {**PDFDocument.security_handler_registry, 5: _SecurityHandlerV5}
 
 
 _CATALOG = re.compile(rb"(\d+)\s+(\d+)\s+obj\s*<<(?:(?!endobj).){0,2000}?/Type\s*/Catalog\b", re.S)
@@ -104,13 +124,13 @@ class PdfFile:
         for candidate in candidates:
             try:
                 try:
-                    doc = PDFDocument(PDFParser(BytesIO(data)), password=candidate)
+                    doc = _Document(PDFParser(BytesIO(data)), password=candidate)
                 except PDFSyntaxError as exc:
                     repaired = _with_found_catalog(data) if "Root" in str(exc) else None
                     if repaired is None:
                         raise
                     data = repaired
-                    doc = PDFDocument(PDFParser(BytesIO(data)), password=candidate)
+                    doc = _Document(PDFParser(BytesIO(data)), password=candidate)
                 self.encrypted = doc.encryption is not None
                 return doc
             except PDFPasswordIncorrect as exc:

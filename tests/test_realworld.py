@@ -394,17 +394,11 @@ def test_circular_references_load_one_page(realworld: Path) -> None:
 # ---- encrypted files -------------------------------------------------------------------------
 
 def _password_params() -> list[object]:
-    owner_bug = pytest.mark.xfail(strict=True, reason=(
-        "BUG: the AES-256 R6 owner password 'owner' is rejected. pdfminer.six's "
-        "PDFStandardSecurityHandlerV5 hashes the owner password with the whole /U string "
-        "(127 bytes here, Acrobat pads /U and /O) where ISO 32000-2 §7.6.4.3.4 uses its "
-        "first 48 bytes; with U[:48] the owner hash matches (pypdf opens it with 'owner')"))
     params: list[object] = []
     for name, (user, owner) in sorted(PASSWORDS.items()):
         params.append(pytest.param(name, user, id=f"{name}-user"))
         if owner is not None:
-            marks = [owner_bug] if name == "pdfbox__PasswordSample-256bit.pdf" else []
-            params.append(pytest.param(name, owner, id=f"{name}-owner", marks=marks))
+            params.append(pytest.param(name, owner, id=f"{name}-owner"))
     return params
 
 
