@@ -535,7 +535,7 @@ def verdict(target: Target, outcomes: Sequence[Outcome]) -> str:
 # ------------------------------------------------------------------ main
 
 def _page_count(path: Path) -> int:
-    from pipeline import PdfFile  # the page count pdfindex sees; the same for every tool
+    from pipeline import PdfFile  # noqa: PLC0415 - after sys.path is set up; the page count pdfindex sees; the same for every tool
 
     return PdfFile(path).page_count
 

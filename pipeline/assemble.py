@@ -90,10 +90,7 @@ def is_ideographic(ch: str) -> bool:
     cp = ord(ch)
     if cp < 0x2E80:
         return False
-    for lo, hi in _IDEOGRAPHIC_RANGES:
-        if lo <= cp <= hi:
-            return True
-    return False
+    return any(lo <= cp <= hi for lo, hi in _IDEOGRAPHIC_RANGES)
 
 
 def replace_actual_text(glyphs: Sequence[Glyph], spans: Sequence[tuple[int, int, str]]) -> list[Glyph]:
@@ -120,7 +117,7 @@ def visible(glyphs: Iterable[Glyph], box: Rect) -> list[Glyph]:
     """Glyphs whose box centre lies in the visible box (R10): drops slug lines and
     printer marks, keeps clipped, white and invisible (render mode 3) text."""
     x0, y0, x1, y1 = box
-    out = []
+    out: list[Glyph] = []
     # Twice the centre against twice the box, saving the divisions.
     x0, y0, x1, y1 = 2 * x0, 2 * y0, 2 * x1, 2 * y1
     append = out.append
@@ -264,10 +261,12 @@ def _is_rtl(ch: str) -> bool:
     return unicodedata.bidirectional(ch) in ("R", "AL")
 
 
-_RTL_CHAR = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
-# A right-to-left letter with its combining marks, and runs of them with spaces.
-_RTL_CLUSTER = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc][\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]*| ")
-_RTL_RUN = re.compile(r"(?:[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc][\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]*)(?:(?: ?[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc][\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]*))*")
+_RTL_LETTER = "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]"
+_RTL_MARKS = "[\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]*"
+_RTL_CHAR = re.compile(_RTL_LETTER)
+# A right-to-left letter with its combining marks; runs of them with single spaces.
+_RTL_CLUSTER = re.compile(f"{_RTL_LETTER}{_RTL_MARKS}| ")
+_RTL_RUN = re.compile(f"{_RTL_LETTER}{_RTL_MARKS}(?: ?{_RTL_LETTER}{_RTL_MARKS})*")
 
 
 def _drawn_left_to_right_rtl(line: Sequence[Glyph], texts: list[str]) -> bool:

@@ -11,8 +11,10 @@ import gzip
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
+
+from .encodings import glyph_name_to_unicode
 
 # Ranges wider than this are kept as ranges instead of being expanded into a dict:
 # a `<0000> <FFFF> <0000>` identity bfrange is common, a 4-byte one is not rare.
@@ -147,7 +149,7 @@ def parse_cmap(data: bytes) -> CMap:
                 _apply_def(cmap, stack[-2], stack[-1])
                 stack.clear()
             elif kw == "usecmap" and stack and isinstance(stack[-1], tuple):
-                cmap.usecmap = stack[-1][1]  # type: ignore[index]
+                cmap.usecmap = str(stack[-1][1])
                 stack.clear()
             elif section is None:
                 stack.clear()
@@ -170,11 +172,11 @@ def _apply_def(cmap: CMap, key: object, value: object) -> None:
 
 def _apply_section(cmap: CMap, section: str | None, items: list[object]) -> None:
     if section == "codespacerange":
-        for lo, hi in zip(items[0::2], items[1::2]):
+        for lo, hi in zip(items[0::2], items[1::2], strict=False):
             if isinstance(lo, bytes) and isinstance(hi, bytes) and 1 <= len(lo) <= 4:
                 cmap.codespace.append((len(lo), int.from_bytes(lo, "big"), int.from_bytes(hi, "big")))
     elif section == "bfchar":
-        for src, dst in zip(items[0::2], items[1::2]):
+        for src, dst in zip(items[0::2], items[1::2], strict=False):
             if isinstance(src, bytes) and src:
                 text = _destination(dst)
                 if text is not None:
@@ -203,7 +205,7 @@ def _apply_section(cmap: CMap, section: str | None, items: list[object]) -> None
                 else:
                     cmap.unicode_ranges.append((lo, hi, base, len(dst)))
     elif section == "cidchar":
-        for src, cid in zip(items[0::2], items[1::2]):
+        for src, cid in zip(items[0::2], items[1::2], strict=False):
             if isinstance(src, bytes) and src and isinstance(cid, int):
                 cmap.cids[int.from_bytes(src, "big")] = cid
     elif section == "cidrange":
@@ -222,8 +224,6 @@ def _destination(dst: object) -> str | None:
     if isinstance(dst, bytes):
         return utf16_text(dst)
     if isinstance(dst, tuple) and dst[0] == "/":  # a glyph name destination
-        from .encodings import glyph_name_to_unicode
-
         return glyph_name_to_unicode(dst[1])
     return None
 
@@ -258,7 +258,7 @@ class PredefinedCMap:
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 
-@lru_cache(maxsize=None)
+@cache
 def predefined_cmap(name: str) -> PredefinedCMap | None:
     """Load a predefined CMap once per process; None when it is not bundled (R4:
     the chain then skips this step instead of failing)."""
@@ -270,7 +270,7 @@ def predefined_cmap(name: str) -> PredefinedCMap | None:
     return PredefinedCMap(name, bool(data.get("IS_VERTICAL")), _int_tree(data["CODE2CID"]))  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=None)
+@cache
 def cid_to_unicode(ordering: str, vertical: bool = False) -> dict[int, str] | None:
     """CID → Unicode for Adobe-GB1, -CNS1, -Japan1, -Korea1 (R4 step 3), parsed once.
     Vertical fonts also get the CIDs of vertical glyph variants (the long-vowel
@@ -278,10 +278,11 @@ def cid_to_unicode(ordering: str, vertical: bool = False) -> dict[int, str] | No
     if ordering not in ("GB1", "CNS1", "Japan1", "Korea1"):
         return None
     data = _load_json(f"to-unicode-Adobe-{ordering}")
-    if not data or not isinstance(data.get("CID2UNICHR_H"), dict):
+    horizontal = data.get("CID2UNICHR_H") if data else None
+    if not isinstance(horizontal, dict):
         return None
-    table = {int(k): v for k, v in data["CID2UNICHR_H"].items()}  # type: ignore[union-attr]
-    extra = data.get("CID2UNICHR_V")
+    table = {int(k): v for k, v in horizontal.items()}
+    extra = data.get("CID2UNICHR_V") if data else None
     if vertical and isinstance(extra, dict):
         for k, v in extra.items():
             table.setdefault(int(k), v)

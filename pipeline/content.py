@@ -158,7 +158,7 @@ def _name(raw: bytes) -> PSLiteral:
     try:
         return LIT(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        return LIT(raw)  # type: ignore[arg-type]
+        return LIT(raw)
 
 
 def operations(data: bytes, problems: list[str]) -> Iterator[Operation]:
@@ -187,9 +187,8 @@ def operations(data: bytes, problems: list[str]) -> Iterator[Operation]:
         elif kind == 2:
             value = _name(m.group(2))
         elif kind == 3:
-            value = m.group(3)
-            if b"\\" in value:  # type: ignore[operator]
-                value = _ESCAPE.sub(_unescape, value)  # type: ignore[arg-type]
+            raw = m.group(3)
+            value = _ESCAPE.sub(_unescape, raw) if b"\\" in raw else raw
         elif kind == 4:
             raw, pos = _nested_string(data, pos)
             value = _ESCAPE.sub(_unescape, raw)
@@ -240,7 +239,14 @@ def operations(data: bytes, problems: list[str]) -> Iterator[Operation]:
 
 
 def _as_dict(items: list[object]) -> dict[str, object]:
-    return {k.name if isinstance(k, PSLiteral) else str(k): v for k, v in zip(items[0::2], items[1::2])}
+    return {literal_str(k) if isinstance(k, PSLiteral) else str(k): v
+            for k, v in zip(items[0::2], items[1::2], strict=False)}
+
+
+def literal_str(name: PSLiteral) -> str:
+    """A name's text; pdfminer.six keeps names that are not UTF-8 as bytes."""
+    value = name.name
+    return value if isinstance(value, str) else value.decode("latin-1")
 
 
 def _inline_image(data: bytes, pos: int, problems: list[str]) -> tuple[dict[str, object], int]:

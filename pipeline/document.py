@@ -11,12 +11,13 @@ import os
 import re
 import warnings
 from io import BytesIO
-from typing import Any
+from typing import Any, ClassVar
 
 from pdfminer.pdfdocument import (
     PDFDocument,
     PDFEncryptionError,
     PDFPasswordIncorrect,
+    PDFStandardSecurityHandler,
     PDFStandardSecurityHandlerV5,
 )
 from pdfminer.pdfpage import PDFPage
@@ -71,7 +72,8 @@ class _SecurityHandlerV5(PDFStandardSecurityHandlerV5):
 
 
 class _Document(PDFDocument):
-    security_handler_registry = {**PDFDocument.security_handler_registry, 5: _SecurityHandlerV5}
+    security_handler_registry: ClassVar[dict[int, type[PDFStandardSecurityHandler]]] = {
+        **PDFDocument.security_handler_registry, 5: _SecurityHandlerV5}
 
 
 _CATALOG = re.compile(rb"(\d+)\s+(\d+)\s+obj\s*<<(?:(?!endobj).){0,2000}?/Type\s*/Catalog\b", re.S)
@@ -80,11 +82,10 @@ _CATALOG = re.compile(rb"(\d+)\s+(\d+)\s+obj\s*<<(?:(?!endobj).){0,2000}?/Type\s
 def _with_found_catalog(data: bytes) -> bytes | None:
     """A file cut off before its trailer (an interrupted download) keeps its objects;
     pdfminer.six's fallback finds them but not the catalog, so point a trailer at it."""
-    found = None
-    for found in _CATALOG.finditer(data):
-        pass  # the last catalog wins, as an incremental update's would
-    if found is None:
+    matches = list(_CATALOG.finditer(data))
+    if not matches:
         return None
+    found = matches[-1]  # the last catalog wins, as an incremental update's would
     return data + b"\ntrailer\n<< /Root %s %s R >>\n" % (found.group(1), found.group(2))
 
 
@@ -104,7 +105,7 @@ class PdfFile:
                 self.pages: list[PDFPage] = list(PDFPage.create_pages(self.doc))
             except PasswordError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - any parser failure: no usable page tree
+            except Exception as exc:
                 raise NotAPdfError(self.name, f"broken page tree: {type(exc).__name__}: {exc}") from exc
         if not self.pages:
             raise NotAPdfError(self.name, "no pages found (missing or broken catalog / page tree)")
@@ -137,7 +138,7 @@ class PdfFile:
                 last = exc
             except PDFEncryptionError as exc:
                 raise ExtractionError(self.name, f"unsupported encryption: {exc}") from exc
-            except Exception as exc:  # noqa: BLE001 - the parser raises many kinds on garbage
+            except Exception as exc:
                 raise NotAPdfError(self.name, f"unreadable PDF structure: {type(exc).__name__}: {exc}") from exc
         if password is None:
             raise PasswordError(self.name, "encrypted; a password is required", missing=True) from last

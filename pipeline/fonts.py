@@ -94,7 +94,7 @@ def standard_metrics(base_font: str) -> tuple[dict[str, Any], dict[str, int]] | 
     found = FONT_METRICS.get(name)
     if found is None and "," in name:
         found = FONT_METRICS.get(name.split(",")[0])
-    return found  # type: ignore[return-value]
+    return found
 
 
 def _sane_height(ascent: float, descent: float) -> bool:
@@ -216,7 +216,9 @@ class SimpleFont(Font):
             if builtin_names:
                 for code, gname in builtin_names.items():
                     result[code] = enc.glyph_name_to_unicode(gname)
-            elif subtype in ("Type1", "MMType1") and not _name(spec.get("BaseFont")).startswith(("Symbol", "ZapfDingbats")):
+            elif subtype in ("Type1", "MMType1") and not _strip_subset(_name(spec.get("BaseFont"))).startswith(
+                ("Symbol", "ZapfDingbats")
+            ):
                 base = enc.STANDARD
         if base is not None:
             result.update(base)
@@ -316,7 +318,9 @@ class CIDFont(Font):
         self.default_width = _num(cid_font.get("DW"), 1000) / 1000
         self.widths = self._parse_w(resolve1(cid_font.get("W")))
         dw2 = resolve1(cid_font.get("DW2"))
-        self.dw2 = (_num(dw2[0], 880) / 1000, _num(dw2[1], -1000) / 1000) if isinstance(dw2, list) and len(dw2) == 2 else (0.88, -1.0)
+        self.dw2 = (0.88, -1.0)  # §9.7.4.3 default DW2 [880 -1000]
+        if isinstance(dw2, list) and len(dw2) == 2:
+            self.dw2 = (_num(dw2[0], 880) / 1000, _num(dw2[1], -1000) / 1000)
         self.w2 = self._parse_w2(resolve1(cid_font.get("W2"))) if self.vertical else {}
         self.cache: dict[bytes, CodeInfo] = {}
 
@@ -451,7 +455,8 @@ class CIDFont(Font):
                 except Exception:  # noqa: BLE001 - a damaged font program only loses this step
                     self._glyph_unicode = {}
             to_gid = resolve1(self.cid_font.get("CIDToGIDMap"))
-            self._cid_to_gid = _stream_data(to_gid, self.problems, "CIDToGIDMap") if isinstance(to_gid, PDFStream) else None
+            if isinstance(to_gid, PDFStream):
+                self._cid_to_gid = _stream_data(to_gid, self.problems, "CIDToGIDMap")
         gid = cid
         if self._cid_to_gid is not None:
             if 2 * cid + 2 > len(self._cid_to_gid):

@@ -16,7 +16,7 @@ from pdfminer.pdftypes import PDFObjRef, PDFStream, resolve1
 from pdfminer.psparser import PSLiteral
 from pdfminer.utils import decode_text
 
-from .content import operations
+from .content import literal_str, operations
 from .fonts import Font, MissingFont, load_font
 from .geometry import IDENTITY, Matrix, mult, unit
 from .glyph import Glyph
@@ -30,7 +30,7 @@ _new_tuple = tuple.__new__
 class TextState:
     """The text state parameters of §9.3, part of the graphics state (R8)."""
 
-    __slots__ = ("font", "font_name", "size", "char_spacing", "word_spacing", "scale", "leading", "render", "rise")
+    __slots__ = ("char_spacing", "font", "font_name", "leading", "render", "rise", "scale", "size", "word_spacing")
 
     def __init__(self) -> None:
         self.font: Font | None = None
@@ -179,7 +179,7 @@ class Interpreter:
         if not isinstance(name, PSLiteral):
             raise TypeError(f"font name expected, got {name!r}")
         self.ts.size = _number(args[1])
-        self.ts.font_name = str(name.name)
+        self.ts.font_name = literal_str(name)
         self.ts.font = self._font(self.ts.font_name)
 
     def _font(self, name: str) -> Font:
@@ -192,10 +192,7 @@ class Interpreter:
             key = spec.objid if isinstance(spec, PDFObjRef) else id(resolve1(spec))
         font = self.fonts.get(key)
         if font is None:
-            if spec is None:
-                font = MissingFont(name, self.params)
-            else:
-                font = load_font(name, spec, self.params, self.problems)
+            font = MissingFont(name, self.params) if spec is None else load_font(name, spec, self.params, self.problems)
             self.fonts[key] = font
         return font
 
@@ -278,7 +275,8 @@ class Interpreter:
                         # tuple.__new__ skips NamedTuple's Python-level __new__ (hot path).
                         append(_new_tuple(Glyph, (
                             text, code, nbytes, name, eff_size,
-                            box, ox, oy, ox + a * adv, oy + b * adv, gx, gy, direction, False, height, user_rise, render, token,
+                            box, ox, oy, ox + a * adv, oy + b * adv, gx, gy,
+                            direction, False, height, user_rise, render, token,
                         )))
                         pos += adv
                 elif isinstance(item, (int, float)) and not isinstance(item, bool):
@@ -335,14 +333,15 @@ class Interpreter:
     # ---- XObjects ---------------------------------------------------------------
 
     def _Do(self, args: list[object], index: int) -> None:
-        name = args[0]
-        if not isinstance(name, PSLiteral):
-            raise TypeError(f"XObject name expected, got {name!r}")
+        literal = args[0]
+        if not isinstance(literal, PSLiteral):
+            raise TypeError(f"XObject name expected, got {literal!r}")
+        name = literal_str(literal)
         xobjects = resolve1(self.resources.get("XObject"))
-        ref = xobjects.get(name.name) if isinstance(xobjects, dict) else None
+        ref = xobjects.get(name) if isinstance(xobjects, dict) else None
         xobj = resolve1(ref)
         if xobj is None:
-            self._once(f"unknown XObject /{name.name}")
+            self._once(f"unknown XObject /{name}")
             return
         if not isinstance(xobj, PDFStream):
             return
@@ -351,16 +350,16 @@ class Interpreter:
             return
         key = ref.objid if isinstance(ref, PDFObjRef) else id(xobj)
         if key in self.active_forms:
-            self._once(f"form /{name.name} draws itself; not entered again")
+            self._once(f"form /{name} draws itself; not entered again")
             return
         if self.depth >= self.params.max_form_depth:
-            self._once(f"form /{name.name} nested deeper than {self.params.max_form_depth} levels; skipped")
+            self._once(f"form /{name} nested deeper than {self.params.max_form_depth} levels; skipped")
             return
         self.form_calls += 1
         if self.form_calls > self.params.max_form_calls:
             self._once(f"more than {self.params.max_form_calls} form calls on this page; the rest skipped")
             return
-        self.run_form(xobj, key, self.ctm, f"form /{name.name}")
+        self.run_form(xobj, key, self.ctm, f"form /{name}")
 
     def run_form(self, xobj: PDFStream, key: object, ctm: Matrix, label: str) -> None:
         """Interpret a Form XObject with its /Matrix × ``ctm`` (§8.10.1), in the text
@@ -369,7 +368,9 @@ class Interpreter:
         if data is None:
             return
         matrix = resolve1(xobj.get("Matrix"))
-        form_matrix = _matrix([resolve1(v) for v in matrix]) if isinstance(matrix, list) and len(matrix) == 6 else IDENTITY
+        form_matrix = IDENTITY
+        if isinstance(matrix, list) and len(matrix) == 6:
+            form_matrix = _matrix([resolve1(v) for v in matrix])
         form_resources = resolve1(xobj.get("Resources"))
         saved = (self.ctm, self.ts.copy(), self.tm, self.tlm, self.resources, self.in_form, list(self.stack))
         self.ctm = mult(form_matrix, ctm)
@@ -389,7 +390,8 @@ class Interpreter:
 # Operators that do not affect text: drawing, colour, clipping, marked content,
 # shading, images, Type 3 glyph metrics and compatibility sections.
 _IGNORED = frozenset(
-    op.encode() for op in (
+    op.encode()
+    for op in (
         "w J j M d ri i gs m l c v y h re S s f F f* B B* b b* n W W* "
         "CS cs SC SCN sc scn G g RG rg K k sh BI ID EI d0 d1 MP DP BX EX"
     ).split()

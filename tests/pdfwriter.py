@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 import struct
 import zlib
 from collections.abc import Sequence
@@ -32,8 +33,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 __all__ = [
-    "Name", "HexStr", "Raw", "Ref", "Stream", "PdfWriter",
-    "tounicode_cmap", "cid_cmap", "rc4", "PASSWORD_PADDING",
+    "PASSWORD_PADDING",
+    "HexStr",
+    "Name",
+    "PdfWriter",
+    "Raw",
+    "Ref",
+    "Stream",
+    "cid_cmap",
+    "rc4",
+    "tounicode_cmap",
 ]
 
 
@@ -91,7 +100,7 @@ def rc4(key: bytes, data: bytes) -> bytes:
 
 def _fmt_float(x: float) -> bytes:
     """Compact decimal without exponent (PDF has no exponent syntax)."""
-    if x != x or x in (float("inf"), float("-inf")):
+    if math.isnan(x) or x in (float("inf"), float("-inf")):
         raise ValueError(f"PDF cannot represent {x!r}")
     s = format(Decimal(repr(x)), "f")
     if "." in s:

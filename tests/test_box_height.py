@@ -128,7 +128,7 @@ def test_one_tf_with_size_in_text_matrix_equals_real_tf() -> None:
     plain = _line_page(w2, mono_font(w2), b"BT /F1 12 Tf 72 700 Td")
     assert word.text == plain.text == WORDS
     assert len(word.glyphs) == len(plain.glyphs) == len("Helloworld")
-    for a, b in zip(word.glyphs, plain.glyphs):
+    for a, b in zip(word.glyphs, plain.glyphs, strict=False):
         assert a.text == b.text
         assert a.size == pytest.approx(12.0) and b.size == pytest.approx(12.0)
         assert a.height == pytest.approx(12.0) and b.height == pytest.approx(12.0)

@@ -132,7 +132,7 @@ def test_glyphs_prints_one_json_object_per_line_with_r1_fields(files: dict[str, 
     lines = r.stdout.splitlines()
     assert len(lines) == 2  # R2: the page stream's own glyphs; the form's are not listed
     p, g = (json.loads(line) for line in lines)
-    assert R1_FIELDS <= set(p)
+    assert set(p) >= R1_FIELDS
     assert (p["text"], p["code"], p["nbytes"], p["font"], p["size"]) == ("P", 80, 1, "F1", 10)
     assert p["origin"] == [72, 700]
     assert p["glyph_end"] == [77, 700]  # own advance only: 0.5 em × 10

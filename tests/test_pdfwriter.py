@@ -184,7 +184,7 @@ def test_fonts_and_self_referencing_form() -> None:
     w.form_xobject(b"/Fm0 Do", bbox=None, resources={"XObject": {"Fm0": form}}, ref=form)
     w.add_page(b"/Fm0 Do", resources={"Font": {"F1": std, "F2": tt, "F3": t1, "F4": t0, "F5": t3},
                                       "XObject": {"Fm0": form}})
-    doc, pages = _open(w.to_bytes())
+    _doc, pages = _open(w.to_bytes())
     fonts = {k: resolve1(v) for k, v in resolve1(pages[0].resources["Font"]).items()}
     assert "Widths" not in fonts["F1"] and "FontDescriptor" not in fonts["F1"]
     assert resolve1(fonts["F1"]["Encoding"])["Differences"] == [128, LIT("Euro")]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -26,7 +26,7 @@ import pipeline
 from tests.conftest import REALWORLD
 
 
-@lru_cache(maxsize=None)
+@cache
 def _extract(name: str, password: str | None = None) -> pipeline.Document:
     return pipeline.extract(REALWORLD / name, password=password)
 

@@ -86,7 +86,7 @@ def test_tstar_quote_and_doublequote() -> None:
     assert [x.text for x in g] == list("abcd efg")
     assert [c for x in g[:4] for c in x.origin] == pytest.approx([100, 700, 100, 685, 100, 670, 100, 655])
     # " set Tw 4 and Tc 1: d advances 5 + 1, the space 5 + 1 + 4.
-    d, space, e, f, gg = g[3:]
+    _d, space, e, f, gg = g[3:]
     assert space.ox == pytest.approx(106.0)
     assert e.ox == pytest.approx(116.0)
     # ...and they stay set after it.
@@ -140,7 +140,7 @@ def test_tw_not_applied_to_two_byte_code_0x0020() -> None:
     w = PdfWriter()
     font = w.type0_font(encoding="Identity-H", dw=500)
     page = page_of(b"BT /F1 10 Tf 5 Tw 100 700 Td <004100200042> Tj ET", {"F1": font}, w=w)
-    a, sp, b = page.glyphs
+    _a, sp, b = page.glyphs
     assert (sp.code, sp.nbytes) == (0x20, 2)
     assert sp.ex - sp.ox == pytest.approx(5.0)
     assert b.ox == pytest.approx(110.0)

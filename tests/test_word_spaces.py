@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 import pipeline
-from tests.builders import font_resources, mono_font, one_font_pdf
+from tests.builders import font_resources, one_font_pdf
 from tests.pdfwriter import PdfWriter
 
 
@@ -98,7 +98,7 @@ def test_negative_tc_given_back_by_tj_is_not_a_space() -> None:
     page = pipeline.extract(one_font_pdf(content), keep_glyphs=True).pages[0]
     threshold = 0.15 * page.glyphs[0].height
     assert page.glyphs[0].height == pytest.approx(10)
-    for prev, cur in zip(page.glyphs, page.glyphs[1:]):  # the fixture is what it claims
+    for prev, cur in zip(page.glyphs, page.glyphs[1:], strict=False):  # the fixture is what it claims
         assert cur.ox - prev.ex == pytest.approx(3.0) and cur.ox - prev.ex > threshold
         assert cur.ox - prev.gx == pytest.approx(1.0) and cur.ox - prev.gx < threshold
     assert page.text == "95ab"
