@@ -316,12 +316,12 @@ class CIDFont(Font):
         self._cid_to_gid: bytes | None = None
 
         self.default_width = _num(cid_font.get("DW"), 1000) / 1000
-        self.widths = self._parse_w(resolve1(cid_font.get("W")))
+        self.widths = {cid: v[0] for cid, v in self._cid_metrics(resolve1(cid_font.get("W")), 1).items()}
         dw2 = resolve1(cid_font.get("DW2"))
         self.dw2 = (0.88, -1.0)  # §9.7.4.3 default DW2 [880 -1000]
         if isinstance(dw2, list) and len(dw2) == 2:
             self.dw2 = (_num(dw2[0], 880) / 1000, _num(dw2[1], -1000) / 1000)
-        self.w2 = self._parse_w2(resolve1(cid_font.get("W2"))) if self.vertical else {}
+        self.w2 = self._cid_metrics(resolve1(cid_font.get("W2")), 3) if self.vertical else {}
         self.cache: dict[bytes, CodeInfo] = {}
 
     def _use_predefined(self, name: str) -> None:
@@ -335,46 +335,27 @@ class CIDFont(Font):
             self.vertical = pre.vertical
 
     @staticmethod
-    def _parse_w(w: object) -> dict[int, float]:
-        widths: dict[int, float] = {}
-        if not isinstance(w, list):
-            return widths
-        i = 0
-        while i + 1 < len(w):
-            first, second = resolve1(w[i]), resolve1(w[i + 1])
-            if isinstance(first, int) and isinstance(second, list):
-                for off, v in enumerate(second):
-                    widths[first + off] = _num(v) / 1000
-                i += 2
-            elif isinstance(first, int) and isinstance(second, int) and i + 2 < len(w):
-                value = _num(w[i + 2]) / 1000
-                if second - first < 65536:
-                    for cid in range(first, second + 1):
-                        widths[cid] = value
-                i += 3
-            else:
-                i += 1
-        return widths
-
-    @staticmethod
-    def _parse_w2(w: object) -> dict[int, tuple[float, float, float]]:
-        result: dict[int, tuple[float, float, float]] = {}
-        if not isinstance(w, list):
+    def _cid_metrics(array: object, size: int) -> dict[int, tuple[float, ...]]:
+        """Parse a /W (size 1: w0) or /W2 (size 3: w1y, vx, vy) array (§9.7.4.3):
+        ``c [v v ...]`` gives consecutive CIDs from c, ``c_first c_last v...`` a range.
+        Values are in thousandths of text space."""
+        result: dict[int, tuple[float, ...]] = {}
+        if not isinstance(array, list):
             return result
         i = 0
-        while i + 1 < len(w):
-            first, second = resolve1(w[i]), resolve1(w[i + 1])
+        while i + 1 < len(array):
+            first, second = resolve1(array[i]), resolve1(array[i + 1])
             if isinstance(first, int) and isinstance(second, list):
-                vals = [_num(v) / 1000 for v in second]
-                for k in range(len(vals) // 3):
-                    result[first + k] = (vals[3 * k], vals[3 * k + 1], vals[3 * k + 2])
+                values = [_num(v) / 1000 for v in second]
+                for k in range(len(values) // size):
+                    result[first + k] = tuple(values[k * size:(k + 1) * size])
                 i += 2
-            elif isinstance(first, int) and isinstance(second, int) and i + 4 < len(w):
-                triple = (_num(w[i + 2]) / 1000, _num(w[i + 3]) / 1000, _num(w[i + 4]) / 1000)
+            elif isinstance(first, int) and isinstance(second, int) and i + 1 + size < len(array):
+                group = tuple(_num(v) / 1000 for v in array[i + 2:i + 2 + size])
                 if second - first < 65536:
                     for cid in range(first, second + 1):
-                        result[cid] = triple
-                i += 5
+                        result[cid] = group
+                i += 2 + size
             else:
                 i += 1
         return result
