@@ -354,3 +354,16 @@ def test_every_skipped_thing_is_reported() -> None:
     assert "Tf" in problems  # wrong operand type
     assert "Tz" in problems or "Tc" in problems  # too few operands
     assert len(page.problems) >= 4  # ... and the unreadable second stream
+
+
+def test_truncated_flate_keeps_everything_before_the_cut() -> None:
+    # An interrupted download cuts a large content stream: what was decoded before
+    # the cut is kept (pdfminer.six's own salvage was quadratic and kept nothing).
+    from pipeline.streams import salvage_flate
+
+    lines = b"".join(b"BT /F1 10 Tf 72 %d Td (Line %d) Tj ET\n" % (700 - i % 600, i) for i in range(20000))
+    packed = zlib.compress(lines)
+    salvaged = salvage_flate(packed[: len(packed) // 2])
+    assert len(salvaged) > len(lines) // 3
+    assert lines.startswith(salvaged)
+    assert salvage_flate(packed) == lines
