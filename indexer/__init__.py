@@ -1,0 +1,168 @@
+"""The page index: a facade over Whoosh (package ``whoosh-reloaded``).
+
+Nothing outside this package imports ``whoosh``: the rest of pdfindex speaks in
+``records`` (documents, pages, hits) through ``PageIndex``, so another engine could
+replace Whoosh here alone. Modules: ``analysis`` (tokens), ``schema`` (fields),
+``store`` (directories, generations), ``writer`` (the single writer), ``search``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from whoosh.query import Term
+
+from . import store
+from .errors import IndexBusy, SearchIndexError, QueryError, ReindexNeeded
+from .records import (
+    DocumentHits,
+    DocumentRecord,
+    Hit,
+    PageRecord,
+    SearchOptions,
+    SearchResult,
+    Span,
+    Stats,
+    Status,
+)
+from .schema import KIND_DOC, KIND_PAGE, doc_from_stored
+from .search import run_search
+from .writer import PageWriter
+
+__all__ = [
+    "DocumentHits",
+    "DocumentRecord",
+    "Hit",
+    "IndexBusy",
+    "PageIndex",
+    "PageRecord",
+    "QueryError",
+    "ReindexNeeded",
+    "SearchIndexError",
+    "SearchOptions",
+    "SearchResult",
+    "Span",
+    "Stats",
+    "Status",
+    "reindex",
+]
+
+
+class PageIndex:
+    """One index directory. Reading is safe from any number of processes; writing
+    goes through ``writer()``, of which one may be open at a time across processes."""
+
+    def __init__(self, root: Path, language: str = "en", *, create: bool = True) -> None:
+        self.root = Path(root)
+        self.language = language
+        self.path, self._ix = store.open_index(self.root, language, create=create)
+
+    # ---- writing --------------------------------------------------------------
+
+    def writer(self, batch_pages: int = 500, lock_timeout: float = 30.0) -> PageWriter:
+        return PageWriter(self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout)
+
+    def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
+        """Add or replace one document in a commit of its own."""
+        with self.writer() as writer:
+            writer.add(doc, pages)
+
+    def delete_document(self, doc_hash: str) -> bool:
+        """Remove a document's record and pages; False when it was not indexed."""
+        if self.document(doc_hash) is None:
+            return False
+        with self.writer() as writer:
+            writer.delete(doc_hash)
+        return True
+
+    # ---- reading ----------------------------------------------------------------
+
+    def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
+        return run_search(self._ix, query, options or SearchOptions())
+
+    def document(self, doc_hash: str) -> DocumentRecord | None:
+        with self._ix.searcher() as searcher:
+            stored = searcher.document(key=doc_hash)
+        return doc_from_stored(stored) if stored else None
+
+    def documents(self, status: Status | None = None) -> Iterator[DocumentRecord]:
+        """File records, optionally of one status."""
+        with self._ix.searcher() as searcher:
+            for stored in searcher.documents(kind=KIND_DOC):
+                doc = doc_from_stored(stored)
+                if status is None or doc.status == status:
+                    yield doc
+
+    def page_texts(self, doc_hash: str) -> dict[int, str]:
+        with self._ix.searcher() as searcher:
+            return {d["page"]: d.get("text", "") for d in searcher.documents(doc_hash=doc_hash, kind=KIND_PAGE)}
+
+    def stats(self) -> Stats:
+        by_status: dict[str, int] = {}
+        documents = 0
+        for doc in self.documents():
+            documents += 1
+            by_status[str(doc.status)] = by_status.get(str(doc.status), 0) + 1
+        with self._ix.searcher() as searcher:
+            pages = len(searcher.search(Term("kind", KIND_PAGE), limit=None, scored=False))
+        return Stats(documents, pages, by_status, store.size_on_disk(self.root), str(self.root))
+
+    def check(self) -> list[str]:
+        """Consistency: every indexed file has exactly its page count of pages and
+        every page belongs to a file record. Returns what is wrong (empty: fine)."""
+        problems: list[str] = []
+        with self._ix.searcher() as searcher:
+            pages: dict[str, set[int]] = {}
+            for stored in searcher.documents(kind=KIND_PAGE):
+                pages.setdefault(stored["doc_hash"], set()).add(stored["page"])
+            records = {d["doc_hash"]: d for d in searcher.documents(kind=KIND_DOC)}
+        for doc_hash, numbers in pages.items():
+            record = records.get(doc_hash)
+            if record is None:
+                problems.append(f"pages of {doc_hash[:12]} have no file record")
+            elif len(numbers) != record.get("page_count", 0):
+                problems.append(f"{record.get('path')}: {len(numbers)} pages indexed of {record.get('page_count')}")
+        for doc_hash, record in records.items():
+            if record.get("status") == Status.INDEXED and record.get("page_count", 0) and doc_hash not in pages:
+                problems.append(f"{record.get('path')}: indexed but no pages")
+        return problems
+
+    # ---- maintenance --------------------------------------------------------------
+
+    def reindex(self, language: str | None = None, batch_pages: int = 2000) -> int:
+        """Rebuild from stored fields into a new generation with the current schema
+        and analysis (and ``language``), then switch to it atomically. Returns the
+        number of Whoosh documents copied; no PDF is re-extracted."""
+        return reindex(self.root, language or self.language, batch_pages)
+
+
+def reindex(root: Path, language: str, batch_pages: int = 2000) -> int:
+    """``PageIndex.reindex`` for an index that this version cannot open any more."""
+    from whoosh import index as whoosh_index  # noqa: PLC0415 - only needed here
+
+    old_path = Path(root, "current").resolve()
+    old = whoosh_index.open_dir(str(old_path))
+    new_path, new = store.new_generation(Path(root), language)
+    copied = 0
+    writer = new.writer()
+    try:
+        with old.searcher() as searcher:
+            for stored in searcher.all_stored_fields():
+                writer.add_document(**stored)
+                copied += 1
+                if copied % batch_pages == 0:
+                    writer.commit()
+                    writer = new.writer()
+        writer.commit()
+    except BaseException:
+        writer.cancel()
+        store.remove_generation(new_path)
+        raise
+    previous = store.switch_to(Path(root), new_path)
+    if previous is not None and previous != new_path:
+        store.remove_generation(previous)
+    return copied
+
+
+def open_index(root: Path, language: str = "en") -> PageIndex:
+    return PageIndex(root, language)

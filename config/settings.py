@@ -1,0 +1,79 @@
+"""Settings from environment variables and defaults, parsed once into a typed value.
+
+Every knob a user or operator may turn lives here, with the variable that sets it;
+code receives a ``Settings`` and never reads the environment itself.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value we cannot use; the message names it."""
+
+
+def _default_index_dir(env: Mapping[str, str]) -> Path:
+    """The per-user data directory of the XDG Base Directory spec."""
+    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
+    return Path(base) / "pdfindex" / "index"
+
+
+def _float(env: Mapping[str, str], name: str, default: float, minimum: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a number") from None
+    if value < minimum:
+        raise SettingsError(f"{name}={raw!r} must be at least {minimum}")
+    return value
+
+
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a whole number") from None
+    if value < minimum:
+        raise SettingsError(f"{name}={raw!r} must be at least {minimum}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    #: PDFINDEX_INDEX_DIR: where the index lives (default: $XDG_DATA_HOME/pdfindex/index).
+    index_dir: Path
+    #: PDFINDEX_LANGUAGE: stemming language of the analyzer ("en"; "none" turns it off).
+    language: str = "en"
+    #: PDFINDEX_SEARCH_TIMEOUT: seconds a search may run before partial results return.
+    search_timeout: float = 5.0
+    #: PDFINDEX_BATCH_PAGES: pages per index commit.
+    batch_pages: int = 500
+    #: PDFINDEX_BROKER_URL: Celery broker (e.g. redis://127.0.0.1:6379/0); empty = embedded mode.
+    broker_url: str = ""
+    #: PDFINDEX_RESULT_BACKEND: Celery result backend; defaults to the broker URL.
+    result_backend: str = ""
+
+
+def load(env: Mapping[str, str] | None = None) -> Settings:
+    """Read settings from ``env`` (default: the process environment)."""
+    env = os.environ if env is None else env
+    index_dir = env.get("PDFINDEX_INDEX_DIR") or ""
+    language = (env.get("PDFINDEX_LANGUAGE") or "en").strip().lower()
+    broker = (env.get("PDFINDEX_BROKER_URL") or "").strip()
+    return Settings(
+        index_dir=Path(index_dir).expanduser() if index_dir else _default_index_dir(env),
+        language=language,
+        search_timeout=_float(env, "PDFINDEX_SEARCH_TIMEOUT", 5.0, 0.01),
+        batch_pages=_int(env, "PDFINDEX_BATCH_PAGES", 500, 1),
+        broker_url=broker,
+        result_backend=(env.get("PDFINDEX_RESULT_BACKEND") or "").strip() or broker,
+    )

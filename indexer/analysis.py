@@ -1,0 +1,130 @@
+"""Text analysis for the page index: the same pipeline for page text and queries.
+
+- Unicode NFKC per token, so the ligature "ﬁ" matches "fi" and fullwidth "ＰＤＦ"
+  matches "PDF"; case folding; accent folding of the combining diacritics block
+  (café matches cafe; Hangul and other scripts are left whole).
+- Runs of Han, kana and Hangul become overlapping character bigrams (one character
+  alone stays a unigram): Chinese and Japanese have no spaces, so "PDF中文全文检索系统"
+  must not be one token, and a Korean stem (검색) then matches words with particles
+  attached (검색은).
+- Words of other scripts are stemmed for the configured language; numbers keep
+  their inner separators ("1,485.1") and are not stemmed.
+
+Offsets (startchar/endchar) refer to the original text, which highlighting needs.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from functools import lru_cache
+from typing import Any
+
+from whoosh.analysis import Token, Tokenizer
+from whoosh.lang import has_stemmer, stemmer_for_language
+
+# Han (with extensions and compatibility ideographs), kana (with halfwidth), Hangul
+# syllables and jamo.
+_CJK = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3040-\u30ff\u3130-\u318f"
+    "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff"
+    "\uff66-\uffdc\U00020000-\U0003134f"
+)
+_TOKENS = re.compile(
+    f"(?P<cjk>[{_CJK}]+)"
+    r"|(?P<word>\d+(?:[.,]\d+)+(?![^\W_])"  # numbers keep their separators: 1,485.1
+    f"|[^\\W_{_CJK}]+(?:['’.][^\\W_{_CJK}]+)*)"  # words keep inner apostrophes and dots: U.S.A
+)
+_COMBINING = re.compile("[\u0300-\u036f]")
+_DIGITS = re.compile(r"^[\d.,'’]+$")
+
+
+def fold(text: str) -> str:
+    """NFKC, case folding and accent folding of one token."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    if _COMBINING.search(decomposed):
+        text = unicodedata.normalize("NFC", _COMBINING.sub("", decomposed))
+    return text
+
+
+def stemmer(language: str) -> Callable[[str], str] | None:
+    """The stemming function for a language code, or None ("none", unknown)."""
+    if language in ("", "none") or not has_stemmer(language):
+        return None
+    return lru_cache(maxsize=50_000)(stemmer_for_language(language))
+
+
+class PageTokenizer(Tokenizer):
+    """Whoosh tokenizer implementing the module's analysis in one pass (Whoosh
+    filters per token would cost a generator layer each on millions of tokens)."""
+
+    def __init__(self, language: str = "en") -> None:
+        self.language = language
+        self._stem = stemmer(language)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PageTokenizer) and other.language == self.language
+
+    def __hash__(self) -> int:
+        return hash(("PageTokenizer", self.language))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"language": self.language}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["language"])  # type: ignore[misc]
+
+    def __call__(self, value: str, positions: bool = False, chars: bool = False, keeporiginal: bool = False,
+                 removestops: bool = True, start_pos: int = 0, start_char: int = 0, tokenize: bool = True,
+                 mode: str = "", **kwargs: Any) -> Iterator[Token]:
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        if not tokenize:
+            # Wildcard, prefix and fuzzy query text: folded, not split nor stemmed.
+            token.original = token.text = fold(value)
+            token.boost = 1.0
+            if positions:
+                token.pos = start_pos
+            if chars:
+                token.startchar, token.endchar = start_char, start_char + len(value)
+            yield token
+            return
+        stem = self._stem
+        pos = start_pos
+        for m in _TOKENS.finditer(value):
+            run = m.group("cjk")
+            if run is not None:
+                base = m.start()
+                if len(run) == 1:
+                    pieces = [(run, base, base + 1)]
+                else:
+                    pieces = [(run[k:k + 2], base + k, base + k + 2) for k in range(len(run) - 1)]
+                for text, start, end in pieces:
+                    token.text = unicodedata.normalize("NFKC", text)
+                    token.boost = 1.0
+                    if keeporiginal:
+                        token.original = token.text
+                    if positions:
+                        token.pos = pos
+                    if chars:
+                        token.startchar, token.endchar = start_char + start, start_char + end
+                    token.stopped = False
+                    pos += 1
+                    yield token
+                continue
+            word = fold(m.group("word"))
+            if stem is not None and not _DIGITS.match(word):
+                word = stem(word)
+            token.text = word
+            token.boost = 1.0
+            token.stopped = False
+            if keeporiginal:
+                token.original = m.group("word")
+            if positions:
+                token.pos = pos
+            if chars:
+                token.startchar, token.endchar = start_char + m.start(), start_char + m.end()
+            pos += 1
+            yield token

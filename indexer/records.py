@@ -1,0 +1,115 @@
+"""Engine-neutral values that cross the index facade: what goes in (documents and
+their pages) and what comes out (hits, results, statistics). Nothing here knows
+Whoosh, so workers and the CLI stay independent of the engine."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Status(StrEnum):
+    INDEXED = "indexed"
+    FAILED = "failed"
+    ENCRYPTED = "encrypted"
+    EMPTY = "empty"
+
+
+@dataclass(frozen=True, slots=True)
+class PageRecord:
+    number: int
+    text: str
+    coverage: float | None
+    glyphs: int
+    unresolved: int
+    needs_ocr: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    """One file's record: its status survives even when it has no pages, so
+    failures are searchable and listable."""
+
+    doc_hash: str
+    path: str
+    status: Status
+    page_count: int = 0
+    title: str = ""
+    producer: str = ""
+    size: int = 0
+    mtime: float = 0.0
+    ingested: float = 0.0
+    error: str = ""
+    attempts: int = 1
+    mean_coverage: float | None = None
+
+    @property
+    def filename(self) -> str:
+        return self.path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A highlighted stretch of a snippet, as offsets into the snippet text."""
+
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class Hit:
+    doc_hash: str
+    path: str
+    page: int
+    score: float
+    coverage: float | None
+    needs_ocr: bool
+    title: str = ""
+    snippet: str = ""
+    spans: list[Span] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class DocumentHits:
+    """``--by-document``: a document's matching pages, best first."""
+
+    doc_hash: str
+    path: str
+    title: str
+    pages: list[Hit]
+
+    @property
+    def score(self) -> float:
+        return self.pages[0].score
+
+
+@dataclass(slots=True)
+class SearchResult:
+    query: str
+    total: int  # matching pages (or documents when grouped)
+    hits: list[Hit]
+    took: float  # seconds
+    partial: bool = False  # the time limit cut the search short
+    groups: list[DocumentHits] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    documents: int
+    pages: int
+    by_status: dict[str, int]
+    size_bytes: int
+    location: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    limit: int = 10
+    offset: int = 0
+    by_document: bool = False
+    min_coverage: float | None = None
+    #: True: only pages flagged as needing OCR; False: only pages with usable text.
+    needs_ocr: bool | None = None
+    path_glob: str | None = None
+    highlight: bool = True
+    timeout: float = 5.0

@@ -1,0 +1,90 @@
+"""The Whoosh schema: one Whoosh document per page, plus one per PDF file.
+
+Pages and file records share one index so that a document's pages and its record
+are committed together or not at all. ``key`` is unique: ``<sha256>:<page>`` for a
+page, ``<sha256>`` for the file record, so re-adding replaces. Every field is stored,
+which is what lets ``reindex`` rebuild the index without re-extracting any PDF.
+
+SCHEMA_VERSION changes whenever a field or the analysis changes; an index written
+with another version (or language) asks for ``pdfindex reindex``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from whoosh.analysis import Analyzer
+from whoosh.fields import BOOLEAN, ID, NUMERIC, TEXT, Schema
+
+from .analysis import PageTokenizer
+from .records import DocumentRecord, PageRecord, Status
+
+SCHEMA_VERSION = 1
+
+KIND_PAGE = "page"
+KIND_DOC = "doc"
+
+
+def analyzer(language: str) -> Analyzer:
+    return PageTokenizer(language)
+
+
+def build_schema(language: str) -> Schema:
+    text = analyzer(language)
+    return Schema(
+        key=ID(stored=True, unique=True),
+        kind=ID(stored=True),
+        doc_hash=ID(stored=True),
+        path=ID(stored=True),
+        filename=TEXT(analyzer=text, stored=True),
+        title=TEXT(analyzer=text, stored=True),
+        producer=TEXT(analyzer=text, stored=True),
+        page=NUMERIC(int, stored=True),
+        page_count=NUMERIC(int, stored=True),
+        text=TEXT(analyzer=text, stored=True, phrase=True, multitoken_query="phrase"),
+        coverage=NUMERIC(float, stored=True),
+        glyphs=NUMERIC(int, stored=True),
+        unresolved=NUMERIC(int, stored=True),
+        needs_ocr=BOOLEAN(stored=True),
+        size=NUMERIC(int, bits=64, stored=True),
+        mtime=NUMERIC(float, stored=True),
+        ingested=NUMERIC(float, stored=True),
+        status=ID(stored=True),
+        error=TEXT(analyzer=text, stored=True),
+        attempts=NUMERIC(int, stored=True),
+        mean_coverage=NUMERIC(float, stored=True),
+    )
+
+
+def doc_fields(doc: DocumentRecord) -> dict[str, Any]:
+    """The file record as a Whoosh document."""
+    fields: dict[str, Any] = {
+        "key": doc.doc_hash, "kind": KIND_DOC, "doc_hash": doc.doc_hash, "path": doc.path,
+        "filename": doc.filename, "title": doc.title, "producer": doc.producer, "page_count": doc.page_count,
+        "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested, "status": str(doc.status),
+        "error": doc.error, "attempts": doc.attempts,
+    }
+    if doc.mean_coverage is not None:
+        fields["mean_coverage"] = doc.mean_coverage
+    return fields
+
+
+def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
+    """One page as a Whoosh document, carrying its file's fields for filters."""
+    fields: dict[str, Any] = {
+        "key": f"{doc.doc_hash}:{page.number}", "kind": KIND_PAGE, "doc_hash": doc.doc_hash, "path": doc.path,
+        "filename": doc.filename, "title": doc.title, "producer": doc.producer, "page": page.number,
+        "page_count": doc.page_count, "text": page.text, "glyphs": page.glyphs, "unresolved": page.unresolved,
+        "needs_ocr": page.needs_ocr, "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested,
+    }
+    if page.coverage is not None:
+        fields["coverage"] = page.coverage
+    return fields
+
+
+def doc_from_stored(stored: dict[str, Any]) -> DocumentRecord:
+    return DocumentRecord(
+        doc_hash=stored["doc_hash"], path=stored.get("path", ""), status=Status(stored.get("status", "indexed")),
+        page_count=stored.get("page_count", 0), title=stored.get("title", ""), producer=stored.get("producer", ""),
+        size=stored.get("size", 0), mtime=stored.get("mtime", 0.0), ingested=stored.get("ingested", 0.0),
+        error=stored.get("error", ""), attempts=stored.get("attempts", 1), mean_coverage=stored.get("mean_coverage"),
+    )
