@@ -26,7 +26,7 @@ from pdfminer.pdftypes import PDFStream, resolve1
 from pdfminer.psparser import PSLiteral
 from pdfminer.utils import decode_text
 
-from .errors import ExtractionError, NotAPdfError, PasswordError
+from .errors import DAMAGE, ExtractionError, NotAPdfError, PasswordError
 from .geometry import Rect, intersect, normalize_rect
 from .streams import read_stream
 
@@ -105,7 +105,7 @@ class PdfFile:
                 self.pages: list[PDFPage] = list(PDFPage.create_pages(self.doc))
             except PasswordError:
                 raise
-            except Exception as exc:
+            except DAMAGE as exc:
                 raise NotAPdfError(self.name, f"broken page tree: {type(exc).__name__}: {exc}") from exc
         if not self.pages:
             raise NotAPdfError(self.name, "no pages found (missing or broken catalog / page tree)")
@@ -138,7 +138,7 @@ class PdfFile:
                 last = exc
             except PDFEncryptionError as exc:
                 raise ExtractionError(self.name, f"unsupported encryption: {exc}") from exc
-            except Exception as exc:
+            except DAMAGE as exc:
                 raise NotAPdfError(self.name, f"unreadable PDF structure: {type(exc).__name__}: {exc}") from exc
         if password is None:
             raise PasswordError(self.name, "encrypted; a password is required", missing=True) from last

@@ -8,6 +8,19 @@ the page it damaged; the rest of the document is still extracted.
 """
 from __future__ import annotations
 
+import struct
+import zlib
+
+from pdfminer.psexceptions import PSException
+
+#: What parsing damaged data raises. Handlers that keep going after damage catch
+#: these, not Exception, so that what is not damage (a worker's time limit, a
+#: MemoryError, KeyboardInterrupt) still stops the extraction.
+DAMAGE: tuple[type[Exception], ...] = (
+    PSException, ArithmeticError, LookupError, ValueError, TypeError, AttributeError, AssertionError,
+    NotImplementedError, RecursionError, EOFError, struct.error, zlib.error,
+)
+
 
 class ExtractionError(Exception):
     """A document that cannot be extracted at all; the message names the file."""

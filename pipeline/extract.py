@@ -12,6 +12,7 @@ from .fonts import Font
 from .geometry import IDENTITY, Rect
 from .glyph import Glyph
 from .interpreter import Interpreter
+from .errors import DAMAGE
 from .params import DEFAULT_PARAMS, Params
 from .quality import Quality, measure
 
@@ -52,7 +53,7 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
     except RecursionError:
         problems.append("content nested too deeply; page text truncated")
         glyphs = interpreter.glyphs
-    except Exception as exc:  # noqa: BLE001 - last line of defence: one page, not the document
+    except DAMAGE as exc:  # last line of defence: one page, not the document
         problems.append(f"page interpretation stopped: {type(exc).__name__}: {exc}")
         glyphs = interpreter.glyphs
     shown = visible(replace_actual_text(glyphs, interpreter.actual_text), box)

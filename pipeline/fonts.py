@@ -27,6 +27,7 @@ from .cmaps import (
     predefined_cmap,
     unicode_cmap_codec,
 )
+from .errors import DAMAGE
 from .params import Params
 from .streams import read_stream
 
@@ -433,7 +434,7 @@ class CIDFont(Font):
                 try:
                     umap = TrueTypeFont(self.base_font, BytesIO(program)).create_unicode_map()
                     self._glyph_unicode = dict(umap.cid2unichr)
-                except Exception:  # noqa: BLE001 - a damaged font program only loses this step
+                except DAMAGE:  # a damaged font program only loses this step
                     self._glyph_unicode = {}
             to_gid = resolve1(self.cid_font.get("CIDToGIDMap"))
             if isinstance(to_gid, PDFStream):
@@ -483,6 +484,6 @@ def load_font(resource: str, spec: object, params: Params, problems: list[str]) 
         if _name(spec.get("Subtype")) == "Type0":
             return CIDFont(resource, spec, params, problems)
         return SimpleFont(resource, spec, params, problems)
-    except Exception as exc:  # noqa: BLE001 - a broken font loses only its own text (R17)
+    except DAMAGE as exc:  # a broken font loses only its own text (R17)
         problems.append(f"font {resource} could not be read: {type(exc).__name__}: {exc}")
         return MissingFont(resource, params)

@@ -16,6 +16,8 @@ import zlib
 from pdfminer import pdftypes
 from pdfminer.pdftypes import PDFStream
 
+from .errors import DAMAGE
+
 _CHUNK = 1 << 16
 
 
@@ -50,7 +52,7 @@ def read_stream(stream: PDFStream, what: str, problems: list[str]) -> bytes | No
     raw = stream.rawdata
     try:
         data = stream.get_data()
-    except Exception as exc:  # noqa: BLE001 - unsupported filter, corrupt data, bad predictor
+    except DAMAGE as exc:  # unsupported filter, corrupt data, bad predictor
         problems.append(f"{what} unreadable: {type(exc).__name__}: {exc}")
         return None
     if not data and raw and stream.get_filters():
