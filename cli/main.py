@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from pipeline import ExtractionError, PasswordError
 
-from . import extract_cmd, search_cmd
+from . import extract_cmd, ingest_cmd, search_cmd
 from .errors import CliError
 
 EXIT_ERROR = 1
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password")
     p.set_defaults(func=extract_cmd.cmd_glyphs)
 
+    ingest_cmd.add_commands(sub)
     search_cmd.add_commands(sub)
     return parser
 

@@ -57,6 +57,18 @@ class Settings:
     search_timeout: float = 5.0
     #: PDFINDEX_BATCH_PAGES: pages per index commit.
     batch_pages: int = 500
+    #: PDFINDEX_WORKERS: extraction processes of the embedded pool (default: CPU cores).
+    workers: int = 1
+    #: PDFINDEX_FILE_TIMEOUT: seconds one file may take before it is recorded as failed
+    #: (soft limit, then a hard kill PDFINDEX_FILE_HARD_TIMEOUT seconds in, default +30).
+    file_timeout: float = 120.0
+    file_hard_timeout: float = 150.0
+    #: PDFINDEX_MAX_MEMORY_MB: address-space limit of an extraction process, so a
+    #: decompression bomb fails its file instead of the machine (0: no limit).
+    max_memory_mb: int = 2048
+    #: PDFINDEX_MAX_ATTEMPTS: deliveries of one file before it is recorded as failed
+    #: (a file that kills its worker is not retried forever).
+    max_attempts: int = 3
     #: PDFINDEX_BROKER_URL: Celery broker (e.g. redis://127.0.0.1:6379/0); empty = embedded mode.
     broker_url: str = ""
     #: PDFINDEX_RESULT_BACKEND: Celery result backend; defaults to the broker URL.
@@ -69,11 +81,17 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     index_dir = env.get("PDFINDEX_INDEX_DIR") or ""
     language = (env.get("PDFINDEX_LANGUAGE") or "en").strip().lower()
     broker = (env.get("PDFINDEX_BROKER_URL") or "").strip()
+    file_timeout = _float(env, "PDFINDEX_FILE_TIMEOUT", 120.0, 0.1)
     return Settings(
         index_dir=Path(index_dir).expanduser() if index_dir else _default_index_dir(env),
         language=language,
         search_timeout=_float(env, "PDFINDEX_SEARCH_TIMEOUT", 5.0, 0.01),
         batch_pages=_int(env, "PDFINDEX_BATCH_PAGES", 500, 1),
+        workers=_int(env, "PDFINDEX_WORKERS", os.cpu_count() or 1, 1),
+        file_timeout=file_timeout,
+        file_hard_timeout=_float(env, "PDFINDEX_FILE_HARD_TIMEOUT", file_timeout + 30.0, file_timeout),
+        max_memory_mb=_int(env, "PDFINDEX_MAX_MEMORY_MB", 2048, 0),
+        max_attempts=_int(env, "PDFINDEX_MAX_ATTEMPTS", 3, 1),
         broker_url=broker,
         result_backend=(env.get("PDFINDEX_RESULT_BACKEND") or "").strip() or broker,
     )

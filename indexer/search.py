@@ -20,7 +20,7 @@ from .schema import KIND_PAGE
 # Markers the formatter puts around matched terms; control characters that page
 # text never contains (extraction drops C0 controls).
 _OPEN, _CLOSE = "\x02", "\x03"
-_SNIPPET_CHARS = 240
+_SNIPPET_CHARS = 160
 
 
 class _MarkerFormatter(highlight.Formatter):
@@ -122,7 +122,7 @@ def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: in
 
 
 def _prepare(results: Any) -> None:
-    results.fragmenter = highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=60)
+    results.fragmenter = highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=40)
     results.formatter = _MarkerFormatter()
 
 

@@ -1,0 +1,835 @@
+"""Page-index speed: pdfindex (Whoosh) against SQLite FTS5 over the same pages, one run.
+
+What is measured, and why
+-------------------------
+Issue 3 sets three targets for the page index: indexing at least 150 pages/s through
+the single writer, a rare term answered with p95 <= 20 ms, and a common term's top 10
+with highlights with p95 <= 150 ms.  This script checks them on a corpus big enough
+for posting lists to matter (50,000 pages by default) and puts SQLite FTS5 beside
+pdfindex on the same pages in the same run, so the numbers can be judged against an
+engine written in C rather than in the abstract.
+
+* **Corpus.**  Generated, never downloaded, from a fixed seed: documents of 1-40
+  pages, ~300 words a page (240-360) in sentences and lines.  Words follow a Zipf law
+  (exponent 1.0) over a 20,000-word vocabulary: about a thousand real English words
+  in rough frequency order head it (so common terms and phrases are real ones such
+  as "the", "of the"), and deterministic English-like pseudo-words form the tail.
+  ~2 % of the pages (whole documents) are Chinese: common two- and three-character
+  words without spaces, with Chinese punctuation.  Rare terms (name-like pseudo-words
+  that share no stem with the vocabulary) are planted on 1-5 English pages each, so
+  their page sets are known exactly.
+* **Indexing.**  pdfindex: ``PageIndex.writer(batch_pages)`` — one writer for the
+  whole corpus, a commit per batch (``PDFINDEX_BATCH_PAGES``, default 500, or
+  ``--batch``), timed from opening the writer to its last commit; size from
+  ``PageIndex.stats()``.  FTS5: one transaction per batch of the same size,
+  ``tokenize='porter unicode61 remove_diacritics 2'`` (stemming and accent folding,
+  like our analysis), WAL journal with ``synchronous=NORMAL`` (Whoosh never calls
+  fsync, so FTS5's default of an fsync per commit would be an unfair handicap);
+  size = database file after a WAL checkpoint.  Both store the page text.
+* **Queries.**  Five classes, each with ``--reps`` different queries of the class
+  (one more query of the class runs first as an untimed warm-up), each with
+  highlights off and on, top 10:
+
+  - rare term: a planted term (1-5 pages);
+  - common term: a word on at least half of the English pages;
+  - AND: two words, each on 1-10 % of the pages, taken from one page (so at least
+    that page matches);
+  - phrase: two adjacent common words taken from a page, as a quoted phrase;
+  - CJK: two adjacent Chinese words (4-6 characters) taken from a Chinese page.
+
+  pdfindex: ``time.perf_counter()`` around ``PageIndex.search(q, SearchOptions(
+  limit=10, highlight=...))`` — which opens a searcher, parses, collects, loads stored
+  fields and (on) builds snippets, as the CLI does per query.  FTS5: around
+  ``execute(...).fetchall()`` of ``MATCH ? ORDER BY rank LIMIT 10`` on one open
+  connection, selecting the page's identity, path and title, plus
+  ``snippet()`` of the text column when highlights are on.  pdfindex also counts all
+  matches (``SearchResult.total``); the FTS5 statement does not (a product would need
+  a second ``count(*)`` query), so FTS5 latencies are, if anything, flattering.
+  Match counts shown in the table are collected outside the timed calls.
+* **CJK in FTS5.**  ``unicode61`` does not segment Han text: a run of characters
+  between punctuation is one token, so a word query finds almost nothing.  The CJK
+  queries therefore run on a second FTS5 table with the ``trigram`` tokenizer
+  (substring matching, queries of 3+ characters) holding only the pages that contain
+  CJK characters (an application would route them the same way); it reads its text
+  from the main table (external content), and its build time and size are included
+  in FTS5's totals.  pdfindex indexes overlapping Han bigrams, so a 4-6 character
+  query is a phrase of bigrams; both then mean "this exact string, not across
+  punctuation", and the match counts in the table show whether they agree.  What
+  ``unicode61`` alone would find is printed below the table.
+
+Latencies are p50 and p95 (nearest rank) in milliseconds.  Everything runs in this
+process on warm OS caches (the index was just written); a cold cache would add disk
+reads to both engines.
+
+Usage::
+
+    .venv/bin/python bench/search_speed.py [--pages 50000] [--batch N] [--reps 40] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import platform
+import random
+import re
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import dataclass, field
+from itertools import accumulate
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # for config and indexer when run as a script
+    sys.path.insert(0, str(ROOT))
+
+import config  # noqa: E402
+from indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status  # noqa: E402
+from indexer.analysis import stemmer  # noqa: E402
+
+SEED = 20240613
+DEFAULT_PAGES = 50_000
+DEFAULT_REPS = 40
+LIMIT = 10
+
+VOCABULARY_SIZE = 20_000
+ZIPF_EXPONENT = 1.0
+WORDS_PER_PAGE = (240, 360)
+SENTENCE_WORDS = (6, 22)
+WORDS_PER_LINE = 12
+DOC_PAGES = (1, 40)
+CJK_SHARE = 0.02
+CJK_WORDS_PER_PAGE = (200, 300)
+RARE_TERMS = 120
+RARE_PAGES = (1, 5)
+COMMON_DF = 0.5  # a common term is on at least this share of the English pages
+MID_DF = (0.01, 0.10)  # the AND class's terms are on this share of them
+
+TARGET_PAGES_PER_SECOND = 150.0
+TARGET_RARE_P95_MS = 20.0
+TARGET_COMMON_HIGHLIGHT_P95_MS = 150.0
+
+_OPEN, _CLOSE = "\x02", "\x03"  # highlight markers, as indexer.search uses
+_CJK_CHARS = re.compile("[\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_WORD = re.compile(r"[a-z]+")
+
+#: The head of the vocabulary: real English words, roughly most frequent first.
+ENGLISH_WORDS = """
+the of and to a in is that for it as was with be by on not he this are or his from at which
+but have an had they you were their one all we can her has there been if more when will would
+who so no time about many then them some these two may first water people over after years
+work system between number through world general however because government public against
+under without example within problem should during information second large process several
+important political although different following economic national evidence therefore research
+analysis particular structure condition effective knowledge relation available position
+document surface pressure argument distance temperature function measure other into only new
+could also its our out what up do any than most such even made like back well where much before
+must way being how those both each same here why great still make while state three just
+never year last since part place case day long good little small own world right down life old
+high day found another end left take come might become show change set point again around form
+home hand head go see give know think look want use find tell ask seem feel try leave call
+keep let begin help talk turn start run move live believe hold bring happen write provide sit
+stand lose pay meet include continue learn lead understand watch follow stop create speak read
+allow add spend grow open walk win offer remember love consider appear buy wait serve die send
+expect build stay fall cut reach kill remain suggest raise pass sell require decide pull
+group company fact area side kind head house service friend father power hour game line member
+law car city community name president team minute idea body face others level office door
+health person art war history party result morning reason early moment air teacher force
+education foot boy age policy everything process music market sense nation plan college
+interest death experience effect class control care field development role effort rate heart
+drug show leader light voice wife police mind price report decision son view relationship town
+road arm difference value building action model season society tax director position player
+record paper space ground form event official matter center couple site project activity star
+table need court oil situation cost industry figure street image phone data picture practice
+piece land product doctor wall patient worker news test movie north love support technology
+step baby computer type attention film tree source organization hair window care evening
+account method chapter section volume index search reader writer library archive letter
+question answer theory value figure summary review approach quality average variation sample
+survey proof equation matrix vector element boundary kernel river mountain weather garden
+village journey harbour invoice payment balance quarter annual contract agreement customer
+supplier order delivery schedule budget revenue expense profit loss asset liability equity
+capital interest loan credit debit transaction statement audit compliance regulation
+standard procedure requirement specification design engineering material component assembly
+product manufacturing production operation maintenance inspection safety risk hazard incident
+report analysis assessment evaluation performance measurement indicator target objective
+strategy planning management administration department division unit branch region district
+province country county municipal federal council committee board meeting minutes agenda
+resolution motion vote election candidate campaign citizen resident population census
+survey household income employment unemployment labour wage salary pension benefit insurance
+claim premium coverage policy holder beneficiary property estate building construction
+renovation repair energy electricity gas fuel emission pollution environment climate carbon
+water waste recycling transport vehicle traffic railway airport harbour shipping freight
+cargo container warehouse inventory stock supply demand trade export import tariff customs
+border immigration visa passport identity certificate license permit registration
+application form signature date address telephone email website network internet software
+hardware device server database memory storage processor program code algorithm function
+variable parameter input output file folder directory page text font character word sentence
+paragraph title author editor publisher edition journal article conference proceedings
+abstract introduction conclusion discussion reference appendix footnote citation
+bibliography university student professor lecture course degree thesis dissertation
+experiment laboratory instrument observation hypothesis theory principle law rule formula
+calculation estimate approximation error uncertainty probability distribution mean median
+deviation regression correlation coefficient significance test hypothesis sample population
+cell protein gene molecule atom particle energy mass velocity acceleration force momentum
+field wave frequency signal noise filter circuit voltage current resistance power battery
+engine motor pump valve pipe tank reactor heat cooling pressure flow fluid liquid solid
+surface layer coating metal steel iron copper aluminium plastic glass wood paper fabric
+patient treatment therapy diagnosis symptom disease infection virus bacteria vaccine dose
+hospital clinic nurse physician surgery medicine prescription trial outcome mortality
+child parent family mother daughter brother sister husband woman man girl friend neighbour
+food meal bread meat fish fruit vegetable milk coffee tea wine beer sugar salt oil
+school class lesson homework exam grade teacher pupil book story novel poem song film
+picture painting museum gallery theatre concert festival holiday travel hotel restaurant
+street road bridge tower castle church temple palace park square market shop store bank
+money cash coin note price value cost fee charge rent tax duty fine penalty discount
+morning afternoon evening night week month season spring summer autumn winter today
+yesterday tomorrow hour minute second moment period era century decade history future past
+north south east west left right top bottom front back middle center edge corner side
+red blue green yellow black white brown grey orange purple colour light dark bright
+big small large little long short tall high low wide narrow deep shallow thick thin heavy
+hot cold warm cool wet dry hard soft strong weak fast slow quick easy difficult simple
+good bad better best worse worst new old young early late recent modern ancient former
+true false real possible likely certain clear obvious necessary important significant
+major minor main primary secondary basic total complete full empty whole single double
+common rare special general specific particular individual personal private public social
+national international local regional global central internal external foreign domestic
+political economic financial commercial industrial technical scientific medical legal
+natural physical chemical biological mental human animal plant earth sun moon sky sea
+ocean lake island forest desert hill valley field farm garden flower grass rock stone sand
+always often sometimes usually rarely never again already still yet soon later now then
+here there everywhere somewhere nowhere above below behind beside beyond inside outside
+near far away together apart alone almost nearly quite rather very really too enough
+perhaps maybe probably certainly clearly simply directly finally generally especially
+quickly slowly carefully easily recently currently previously immediately eventually
+""".split()
+
+#: Common Chinese words (two and three characters), roughly most frequent first.
+HAN_WORDS = """
+我们 他们 中国 国家 发展 经济 社会 工作 问题 企业 政府 市场 技术 管理 系统 数据 信息 服务
+研究 文件 报告 项目 建设 部门 人民 生产 产品 环境 安全 质量 教育 科学 文化 历史 城市
+地区 国际 世界 公司 银行 资金 投资 价格 成本 利润 收入 支出 合同 协议 规定 法律 标准
+要求 条件 情况 结果 方法 方式 过程 内容 目标 计划 任务 活动 组织 单位 人员 学生 老师
+学校 大学 医院 医生 病人 治疗 健康 生活 家庭 孩子 朋友 时间 今天 明天 昨天 年度 季度
+北京 上海 广州 深圳 检索 全文 索引 文档 页面 文本 字符 汉字 中文 英文 翻译 软件 硬件
+网络 电脑 手机 用户 客户 供应商 订单 发票 付款 账户 税务 审计 会计 财务 预算 统计
+分析 评估 检查 监督 控制 改革 开放 创新 合作 交流 会议 讨论 决定 通知 公告 申请
+批准 登记 证书 许可 身份 地址 电话 邮件 网站 数据库 服务器 程序 代码 算法 功能 参数
+输入 输出 格式 标题 作者 出版 期刊 论文 摘要 引言 结论 参考 文献 附录 实验 理论 模型
+能源 电力 交通 运输 铁路 机场 港口 物流 仓库 库存 贸易 出口 进口 海关 农业 工业 制造
+""".split()
+
+_ONSETS = ("b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "br", "cl",
+           "cr", "dr", "fl", "fr", "gl", "gr", "pl", "pr", "sc", "sh", "sl", "sp", "st", "str", "th", "tr", "ch")
+_VOWELS = ("a", "e", "i", "o", "u", "a", "e", "i", "o", "ai", "ea", "ee", "ie", "oo", "ou")
+_CODAS = ("", "", "", "n", "r", "l", "s", "t", "m", "nd", "nt", "st", "ck", "ng", "rd", "rn", "x")
+_SUFFIXES = ("", "", "", "", "", "tion", "ment", "ness", "ing", "ed", "er", "ly", "able", "ist", "ous", "al")
+_NAME_ENDINGS = ("ski", "berg", "wick", "ford", "ton", "ley", "ova", "dottir", "sen", "escu")
+
+PageKey = tuple[str, int]  # (doc_hash, page number)
+
+
+# ------------------------------------------------------------------ corpus
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    record: DocumentRecord
+    pages: tuple[PageRecord, ...]
+    cjk: bool
+
+
+@dataclass(slots=True)
+class Corpus:
+    seed: int
+    documents: list[Document]
+    rare: dict[str, frozenset[PageKey]]  # planted term -> the pages it is on
+    page_df: Counter[str]  # lower-case word -> English pages it is on
+    english_pages: int
+    cjk_pages: int
+    words: int
+    cjk_samples: list[str]  # adjacent Chinese word pairs seen on Chinese pages
+    vocabulary: tuple[str, ...]
+
+    @property
+    def pages(self) -> int:
+        return self.english_pages + self.cjk_pages
+
+
+def _pseudo_word(rng: random.Random, syllables: int) -> str:
+    word = "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) + rng.choice(_CODAS) for _ in range(syllables))
+    return word + rng.choice(_SUFFIXES)
+
+
+def build_vocabulary(seed: int, size: int = VOCABULARY_SIZE) -> tuple[str, ...]:
+    """Real English words first, then distinct pseudo-words up to ``size``."""
+    words = list(dict.fromkeys(ENGLISH_WORDS))
+    seen = set(words)
+    rng = random.Random(seed ^ 0x5EED)
+    while len(words) < size:
+        word = _pseudo_word(rng, rng.choice((1, 2, 2, 3)))
+        if len(word) >= 3 and word not in seen:
+            seen.add(word)
+            words.append(word)
+    return tuple(words[:size])
+
+
+def rare_terms(seed: int, vocabulary: Sequence[str], count: int = RARE_TERMS) -> list[str]:
+    """Name-like pseudo-words whose stem no vocabulary word shares."""
+    stem = stemmer("en") or (lambda w: w)
+    taken = {stem(w) for w in vocabulary} | set(vocabulary)
+    rng = random.Random(seed ^ 0xA11CE)
+    terms: list[str] = []
+    while len(terms) < count:
+        term = "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(2)) + rng.choice(_NAME_ENDINGS)
+        if term not in taken and stem(term) not in taken:
+            taken.update((term, stem(term)))
+            terms.append(term)
+    return terms
+
+
+def _english_page(rng: random.Random, vocabulary: Sequence[str], cum: Sequence[float],
+                  planted: Sequence[str]) -> tuple[str, list[str]]:
+    words = rng.choices(vocabulary, cum_weights=cum, k=rng.randint(*WORDS_PER_PAGE))
+    for term in planted:
+        words.insert(rng.randrange(len(words) + 1), term.capitalize())
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        sentence = words[i:i + rng.randint(*SENTENCE_WORDS)]
+        i += len(sentence)
+        sentence[0] = sentence[0].capitalize()
+        if len(sentence) > 8 and rng.random() < 0.5:
+            k = rng.randrange(3, len(sentence) - 2)
+            sentence[k] += ","
+        sentence[-1] += "."
+        out.extend(sentence)
+    lines = [" ".join(out[j:j + WORDS_PER_LINE]) for j in range(0, len(out), WORDS_PER_LINE)]
+    return "\n".join(lines), words
+
+
+def _cjk_page(rng: random.Random, cum: Sequence[float], samples: list[str]) -> str:
+    words = rng.choices(HAN_WORDS, cum_weights=cum, k=rng.randint(*CJK_WORDS_PER_PAGE))
+    pieces: list[str] = []
+    clause = 0
+    for n, word in enumerate(words):
+        pieces.append(word)
+        clause += 1
+        if clause >= 4 and rng.random() < 0.2:
+            pieces.append("。\n" if rng.random() < 0.4 else "，")
+            clause = 0
+        elif clause >= 2 and n + 1 < len(words) and rng.random() < 0.02:
+            samples.append(word + words[n + 1])
+    pieces.append("。")
+    return "".join(pieces)
+
+
+def generate_corpus(pages: int = DEFAULT_PAGES, seed: int = SEED) -> Corpus:
+    """The synthetic corpus: deterministic for a page count and seed."""
+    if pages < 1:
+        raise ValueError("pages must be at least 1")
+    rng = random.Random(seed)
+    vocabulary = build_vocabulary(seed)
+    cum = list(accumulate(1.0 / (r ** ZIPF_EXPONENT) for r in range(1, len(vocabulary) + 1)))
+    han_cum = list(accumulate(1.0 / r for r in range(1, len(HAN_WORDS) + 1)))
+
+    sizes: list[int] = []
+    while sum(sizes) < pages:
+        sizes.append(min(rng.randint(*DOC_PAGES), pages - sum(sizes)))
+    # whole documents become Chinese until ~2 % of the pages (at least one) are
+    order = list(range(len(sizes)))
+    rng.shuffle(order)
+    cjk_docs: set[int] = set()
+    quota = max(1, round(pages * CJK_SHARE))
+    cjk_total = 0
+    for d in order:
+        if cjk_total >= quota:
+            break
+        if cjk_total + sizes[d] <= quota * 1.5 or not cjk_docs:
+            cjk_docs.add(d)
+            cjk_total += sizes[d]
+    english_slots = [(d, p) for d, size in enumerate(sizes) if d not in cjk_docs for p in range(1, size + 1)]
+    planted: dict[tuple[int, int], list[str]] = {}
+    for term in rare_terms(seed, vocabulary):
+        for slot in rng.sample(english_slots, min(len(english_slots), rng.randint(*RARE_PAGES))):
+            planted.setdefault(slot, []).append(term)
+
+    documents: list[Document] = []
+    rare: dict[str, set[PageKey]] = {}
+    page_df: Counter[str] = Counter()
+    cjk_samples: list[str] = []
+    words_total = 0
+    for d, size in enumerate(sizes):
+        doc_hash = hashlib.sha256(f"search-bench:{seed}:{d}".encode()).hexdigest()
+        cjk = d in cjk_docs
+        if cjk:
+            title = "".join(rng.choices(HAN_WORDS, cum_weights=han_cum, k=rng.randint(2, 5)))
+        else:
+            title = " ".join(rng.choices(vocabulary, cum_weights=cum, k=rng.randint(2, 6))).title()
+        records: list[PageRecord] = []
+        for number in range(1, size + 1):
+            if cjk:
+                text = _cjk_page(rng, han_cum, cjk_samples)
+            else:
+                terms = planted.get((d, number), [])
+                text, words = _english_page(rng, vocabulary, cum, terms)
+                words_total += len(words)
+                page_df.update({w.lower() for w in words})
+                for term in terms:
+                    rare.setdefault(term, set()).add((doc_hash, number))
+            glyphs = len(text) - text.count(" ") - text.count("\n")
+            records.append(PageRecord(number=number, text=text, coverage=1.0, glyphs=glyphs, unresolved=0,
+                                      needs_ocr=False))
+        record = DocumentRecord(
+            doc_hash=doc_hash, path=f"/archive/{2000 + d % 25}/box{d % 97:02d}/doc{d:06d}.pdf",
+            status=Status.INDEXED, page_count=size, title=title, producer="search-bench",
+            size=40_000 * size, mtime=1.7e9 + d, ingested=1.7e9 + d, mean_coverage=1.0,
+        )
+        documents.append(Document(record, tuple(records), cjk))
+    return Corpus(
+        seed=seed, documents=documents, rare={t: frozenset(p) for t, p in sorted(rare.items())},
+        page_df=page_df, english_pages=len(english_slots), cjk_pages=cjk_total, words=words_total,
+        cjk_samples=cjk_samples, vocabulary=vocabulary,
+    )
+
+
+# ------------------------------------------------------------------ queries
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    whoosh: str  # pdfindex query syntax
+    fts5: str  # FTS5 MATCH expression
+    cjk: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class QueryClass:
+    key: str
+    label: str
+    queries: tuple[Query, ...]  # the first is the warm-up
+
+
+def _page_words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def choose_queries(corpus: Corpus, reps: int = DEFAULT_REPS) -> list[QueryClass]:
+    """``reps`` + 1 queries of each class (the first one warms up), deterministic."""
+    rng = random.Random(corpus.seed ^ 0x9E77)
+    count = reps + 1
+    english = [(doc, page) for doc in corpus.documents if not doc.cjk for page in doc.pages]
+    n = max(1, corpus.english_pages)
+    df = corpus.page_df
+    rare_terms_used = set(corpus.rare)
+
+    def cycle(items: list[Query]) -> tuple[Query, ...]:
+        if not items:
+            raise ValueError("no query of this class in the corpus")
+        return tuple(items[i % len(items)] for i in range(count))
+
+    rare = [Query(t, f'"{t}"') for t in rng.sample(sorted(corpus.rare), min(count, len(corpus.rare)))]
+
+    common_words = [w for w, c in df.most_common() if c >= COMMON_DF * n and w not in rare_terms_used]
+    common = [Query(w, f'"{w}"') for w in common_words[:count]]
+    common_set = set(common_words)
+
+    lo, hi = max(2, math.ceil(MID_DF[0] * n)), max(2, math.floor(MID_DF[1] * n))
+    pairs: list[Query] = []
+    seen: set[tuple[str, str]] = set()
+    for _ in range(200 * count):
+        if len(pairs) >= count:
+            break
+        _, page = rng.choice(english)
+        band = sorted({w for w in _page_words(page.text) if lo <= df[w] <= hi})
+        if len(band) < 2:
+            continue
+        a, b = rng.sample(band, 2)
+        if (a, b) not in seen:
+            seen.add((a, b))
+            pairs.append(Query(f"{a} {b}", f'"{a}" "{b}"'))
+
+    phrases: list[Query] = []
+    seen = set()
+    for _ in range(200 * count):
+        if len(phrases) >= count:
+            break
+        _, page = rng.choice(english)
+        words = _page_words(page.text)
+        adjacent = [(a, b) for a, b in zip(words, words[1:], strict=False)
+                    if a != b and a in common_set and b in common_set and (a, b) not in seen]
+        if adjacent:
+            a, b = rng.choice(adjacent)
+            seen.add((a, b))
+            phrases.append(Query(f'"{a} {b}"', f'"{a} {b}"'))
+
+    samples = list(dict.fromkeys(corpus.cjk_samples))
+    cjk = [Query(s, f'"{s}"', cjk=True) for s in rng.sample(samples, min(count, len(samples)))]
+
+    return [
+        QueryClass("rare", "rare term", cycle(rare)),
+        QueryClass("common", "common term", cycle(common)),
+        QueryClass("and", "AND of two mid-frequency terms", cycle(pairs)),
+        QueryClass("phrase", "phrase of two common words", cycle(phrases)),
+        QueryClass("cjk", "CJK (Chinese) words", cycle(cjk)),
+    ]
+
+
+# ------------------------------------------------------------------ engines
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    seconds: float
+    pages: int
+    size_bytes: int
+
+    @property
+    def pages_per_second(self) -> float:
+        return self.pages / self.seconds if self.seconds > 0 else math.inf
+
+
+def build_pdfindex(corpus: Corpus, root: Path, language: str, batch_pages: int) -> tuple[PageIndex, IndexReport]:
+    """Index the corpus through one PageWriter; returns the index and its report."""
+    index = PageIndex(root, language)
+    started = time.perf_counter()
+    with index.writer(batch_pages=batch_pages) as writer:
+        for doc in corpus.documents:
+            writer.add(doc.record, list(doc.pages))
+    seconds = time.perf_counter() - started
+    stats = index.stats()
+    if stats.pages != corpus.pages:
+        raise RuntimeError(f"pdfindex holds {stats.pages} pages of {corpus.pages}")
+    return index, IndexReport(seconds, stats.pages, stats.size_bytes)
+
+
+def pdfindex_search(index: PageIndex, query: str, highlight: bool) -> tuple[float, int, bool]:
+    """Seconds taken by one top-10 search, its total matches, whether it was cut short."""
+    options = SearchOptions(limit=LIMIT, highlight=highlight)
+    started = time.perf_counter()
+    result = index.search(query, options)
+    return time.perf_counter() - started, result.total, result.partial
+
+
+def pdfindex_pages(index: PageIndex, query: str, limit: int = 10_000) -> set[PageKey]:
+    result = index.search(query, SearchOptions(limit=limit, highlight=False))
+    return {(h.doc_hash, h.page) for h in result.hits}
+
+
+@dataclass(frozen=True, slots=True)
+class Fts5Support:
+    fts5: bool
+    trigram: bool
+    note: str
+
+
+def fts5_support() -> Fts5Support:
+    """Whether this Python's SQLite has FTS5 and its trigram tokenizer (3.34+)."""
+    with closing(sqlite3.connect(":memory:")) as conn:
+        try:
+            conn.execute("CREATE VIRTUAL TABLE probe USING fts5(a)")
+        except sqlite3.Error as exc:
+            return Fts5Support(False, False, f"SQLite {sqlite3.sqlite_version} has no FTS5 ({exc})")
+        try:
+            conn.execute("CREATE VIRTUAL TABLE probe3 USING fts5(a, tokenize='trigram')")
+        except sqlite3.Error:
+            return Fts5Support(True, False, f"SQLite {sqlite3.sqlite_version}: FTS5 without the trigram tokenizer")
+    return Fts5Support(True, True, f"SQLite {sqlite3.sqlite_version}: FTS5 with the trigram tokenizer")
+
+
+_FTS_COLUMNS = "doc_hash UNINDEXED, path UNINDEXED, page UNINDEXED, text, title, filename"
+_TEXT_COLUMN = 3
+
+
+class Fts5Index:
+    """The same pages in SQLite FTS5: ``pages`` (porter + unicode61) for all pages and,
+    when the tokenizer exists, ``pages_cjk`` (trigram, external content) for the pages
+    with CJK characters."""
+
+    def __init__(self, path: Path, support: Fts5Support) -> None:
+        self.path = path
+        self.trigram = support.trigram
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute(
+            f"CREATE VIRTUAL TABLE pages USING fts5({_FTS_COLUMNS}, "
+            "tokenize='porter unicode61 remove_diacritics 2')")
+        if self.trigram:
+            self.conn.execute(
+                f"CREATE VIRTUAL TABLE pages_cjk USING fts5({_FTS_COLUMNS}, content='pages', "
+                "content_rowid='rowid', tokenize='trigram')")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def build(self, corpus: Corpus, batch_pages: int) -> IndexReport:
+        conn = self.conn
+        insert = "INSERT INTO pages(rowid, doc_hash, path, page, text, title, filename) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        insert_cjk = insert.replace("INTO pages(", "INTO pages_cjk(")
+        rowid = 0
+        pending = 0
+        started = time.perf_counter()
+        conn.execute("BEGIN")
+        for doc in corpus.documents:
+            rec = doc.record
+            rows = []
+            for page in doc.pages:
+                rowid += 1
+                rows.append((rowid, rec.doc_hash, rec.path, page.number, page.text, rec.title, rec.filename))
+            conn.executemany(insert, rows)
+            if self.trigram:
+                conn.executemany(insert_cjk, [r for r in rows if _CJK_CHARS.search(r[4]) or _CJK_CHARS.search(r[5])])
+            pending += len(rows)
+            if pending >= batch_pages:  # as PageWriter: commit after the document that fills the batch
+                conn.execute("COMMIT")
+                conn.execute("BEGIN")
+                pending = 0
+        conn.execute("COMMIT")
+        seconds = time.perf_counter() - started
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+        return IndexReport(seconds, rowid, size)
+
+    def _table(self, query: Query) -> str:
+        return "pages_cjk" if query.cjk and self.trigram else "pages"
+
+    def search(self, query: Query, highlight: bool) -> tuple[float, int]:
+        """Seconds taken by one top-10 query and the rows it returned."""
+        table = self._table(query)
+        if highlight:
+            sql = (f"SELECT doc_hash, page, path, title, snippet({table}, {_TEXT_COLUMN}, ?, ?, '…', 32) "
+                   f"FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT {LIMIT}")
+            params: tuple[str, ...] = (_OPEN, _CLOSE, query.fts5)
+        else:
+            sql = f"SELECT doc_hash, page, path, title FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT {LIMIT}"
+            params = (query.fts5,)
+        started = time.perf_counter()
+        rows = self.conn.execute(sql, params).fetchall()
+        return time.perf_counter() - started, len(rows)
+
+    def count(self, query: Query, table: str | None = None) -> int:
+        table = table or self._table(query)
+        return int(self.conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (query.fts5,)).fetchone()[0])
+
+    def pages(self, query: Query) -> set[PageKey]:
+        table = self._table(query)
+        return {(h, int(p)) for h, p in self.conn.execute(
+            f"SELECT doc_hash, page FROM {table} WHERE {table} MATCH ?", (query.fts5,))}
+
+
+# ------------------------------------------------------------------ measuring
+
+@dataclass(slots=True)
+class Latency:
+    samples_ms: list[float] = field(default_factory=list)
+    matches: list[int] = field(default_factory=list)
+    partial: int = 0
+
+    def percentile(self, p: float) -> float:
+        """Nearest-rank percentile."""
+        ordered = sorted(self.samples_ms)
+        return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+    @property
+    def p50(self) -> float:
+        return self.percentile(50)
+
+    @property
+    def p95(self) -> float:
+        return self.percentile(95)
+
+
+Measurements = dict[tuple[str, bool], Latency]  # (class key, highlight) -> latency
+
+
+def measure_pdfindex(index: PageIndex, classes: Sequence[QueryClass]) -> Measurements:
+    out: Measurements = {}
+    for qc in classes:
+        for highlight in (False, True):
+            pdfindex_search(index, qc.queries[0].whoosh, highlight)  # warm-up
+            lat = Latency()
+            for q in qc.queries[1:]:
+                seconds, total, partial = pdfindex_search(index, q.whoosh, highlight)
+                lat.samples_ms.append(seconds * 1000)
+                lat.matches.append(total)
+                lat.partial += partial
+            out[qc.key, highlight] = lat
+    return out
+
+
+def measure_fts5(fts: Fts5Index, classes: Sequence[QueryClass]) -> Measurements:
+    out: Measurements = {}
+    for qc in classes:
+        for highlight in (False, True):
+            fts.search(qc.queries[0], highlight)  # warm-up
+            lat = Latency()
+            for q in qc.queries[1:]:
+                seconds, _ = fts.search(q, highlight)
+                lat.samples_ms.append(seconds * 1000)
+            lat.matches = [fts.count(q) for q in qc.queries[1:]]  # untimed
+            out[qc.key, highlight] = lat
+    return out
+
+
+# ------------------------------------------------------------------ report
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    metric: str
+    ours: str
+    fts5: str
+    target: str = ""
+    verdict: str = ""
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "MISSED"
+
+
+def _lat(m: Measurements | None, key: tuple[str, bool]) -> str:
+    if m is None:
+        return "n/a"
+    lat = m[key]
+    return f"{lat.p50:.1f} / {lat.p95:.1f}"
+
+
+def build_rows(corpus: Corpus, ours: IndexReport, ours_m: Measurements, fts: IndexReport | None,
+               fts_m: Measurements | None, classes: Sequence[QueryClass]) -> list[Row]:
+    rows = [
+        Row("indexing, pages/s", f"{ours.pages_per_second:.0f}",
+            f"{fts.pages_per_second:.0f}" if fts else "n/a", f">= {TARGET_PAGES_PER_SECOND:.0f}",
+            _verdict(ours.pages_per_second >= TARGET_PAGES_PER_SECOND)),
+        Row("indexing time, s", f"{ours.seconds:.1f}", f"{fts.seconds:.1f}" if fts else "n/a"),
+        Row("index size on disk, MB", f"{ours.size_bytes / 1e6:.1f}", f"{fts.size_bytes / 1e6:.1f}" if fts else "n/a"),
+    ]
+    for qc in classes:
+        off, on = (qc.key, False), (qc.key, True)
+        target_off = target_on = verdict_off = verdict_on = ""
+        if qc.key == "rare":
+            target_off = target_on = f"p95 <= {TARGET_RARE_P95_MS:.0f}"
+            verdict_off = _verdict(ours_m[off].p95 <= TARGET_RARE_P95_MS)
+            verdict_on = _verdict(ours_m[on].p95 <= TARGET_RARE_P95_MS)
+        elif qc.key == "common":
+            target_on = f"p95 <= {TARGET_COMMON_HIGHLIGHT_P95_MS:.0f}"
+            verdict_on = _verdict(ours_m[on].p95 <= TARGET_COMMON_HIGHLIGHT_P95_MS)
+        rows.append(Row(f"{qc.label}: pages matched, median", f"{statistics.median(ours_m[off].matches):g}",
+                        f"{statistics.median(fts_m[off].matches):g}" if fts_m else "n/a"))
+        rows.append(Row(f"{qc.label}, highlights off: p50 / p95 ms", _lat(ours_m, off), _lat(fts_m, off),
+                        target_off, verdict_off))
+        rows.append(Row(f"{qc.label}, highlights on: p50 / p95 ms", _lat(ours_m, on), _lat(fts_m, on),
+                        target_on, verdict_on))
+    return rows
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    header = ("metric", "pdfindex (Whoosh)", "SQLite FTS5", "target", "pdfindex")
+    lines = [f"| {' | '.join(header)} |", f"|{'|'.join('---' for _ in header)}|"]
+    lines += [f"| {r.metric} | {r.ours} | {r.fts5} | {r.target} | {r.verdict} |" for r in rows]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ main
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    settings = config.load()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--pages", type=int, default=DEFAULT_PAGES, help=f"pages to generate (default {DEFAULT_PAGES})")
+    parser.add_argument("--batch", type=int, default=settings.batch_pages,
+                        help=f"pages per commit (default PDFINDEX_BATCH_PAGES or {settings.batch_pages})")
+    parser.add_argument("--reps", type=int, default=DEFAULT_REPS,
+                        help=f"timed queries per class and highlight mode (default {DEFAULT_REPS})")
+    parser.add_argument("--seed", type=int, default=SEED, help=f"corpus seed (default {SEED})")
+    parser.add_argument("--language", default=settings.language, help="pdfindex analysis language (default: settings)")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="build the indexes in DIR (new or empty) and keep them: DIR/pdfindex, DIR/fts5.sqlite3")
+    args = parser.parse_args(argv)
+    if args.pages < 1 or args.batch < 1 or args.reps < 1:
+        parser.error("--pages, --batch and --reps must be at least 1")
+    if args.keep is not None and args.keep.exists() and any(args.keep.iterdir()):
+        parser.error(f"--keep {args.keep}: the directory is not empty")
+    return args
+
+
+def _median(values: Sequence[int]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def run(args: argparse.Namespace, workdir: Path) -> int:
+    say = print
+    say(f"python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, {platform.machine()}, "
+        f"{platform.system()} {platform.release()}")
+    started = time.perf_counter()
+    corpus = generate_corpus(args.pages, args.seed)
+    say(f"corpus: {corpus.pages} pages in {len(corpus.documents)} documents ({corpus.cjk_pages} Chinese pages), "
+        f"{corpus.words} English words, {len(corpus.rare)} planted rare terms; seed {corpus.seed}; "
+        f"generated in {time.perf_counter() - started:.1f} s")
+    classes = choose_queries(corpus, args.reps)
+    for qc in classes:
+        say(f"  {qc.label}: e.g. {', '.join(q.whoosh for q in qc.queries[1:4])}")
+
+    say(f"\nindexing with pdfindex: one writer, batch_pages={args.batch}, language={args.language!r} ...")
+    index, ours = build_pdfindex(corpus, workdir / "pdfindex", args.language, args.batch)
+    say(f"  {ours.pages} pages in {ours.seconds:.1f} s = {ours.pages_per_second:.0f} pages/s, "
+        f"{ours.size_bytes / 1e6:.1f} MB")
+    say("querying pdfindex ...")
+    ours_m = measure_pdfindex(index, classes)
+
+    support = fts5_support()
+    say(f"\n{support.note}")
+    fts_report: IndexReport | None = None
+    fts_m: Measurements | None = None
+    unicode61_cjk: list[int] = []
+    if support.fts5:
+        fts = Fts5Index(workdir / "fts5.sqlite3", support)
+        try:
+            say(f"indexing with FTS5: a transaction per {args.batch} pages ...")
+            fts_report = fts.build(corpus, args.batch)
+            say(f"  {fts_report.pages} pages in {fts_report.seconds:.1f} s = {fts_report.pages_per_second:.0f} "
+                f"pages/s, {fts_report.size_bytes / 1e6:.1f} MB")
+            say("querying FTS5 ...")
+            fts_m = measure_fts5(fts, classes)
+            cjk_class = next(qc for qc in classes if qc.key == "cjk")
+            unicode61_cjk = [fts.count(q, "pages") for q in cjk_class.queries[1:]]
+        finally:
+            fts.close()
+
+    say(f"\n{args.reps} different queries per class and mode after one warm-up query; top {LIMIT}; "
+        f"{corpus.pages} pages\n")
+    rows = build_rows(corpus, ours, ours_m, fts_report, fts_m, classes)
+    say(format_table(rows))
+    say("")
+    partial = sum(lat.partial for lat in ours_m.values())
+    if partial:
+        say(f"note: {partial} pdfindex searches hit the search time limit and returned partial results")
+    if support.fts5:
+        if support.trigram:
+            say("FTS5 CJK queries ran on the trigram table (substring match over pages with CJK text); "
+                f"on the unicode61 table the same queries match a median of {_median(unicode61_cjk):g} pages, "
+                "since unicode61 keeps a whole run of Han characters between punctuation as one token.")
+        else:
+            say("FTS5 has no trigram tokenizer here: CJK queries ran on the unicode61 table, which keeps a "
+                "whole run of Han characters as one token, so they only match a run that equals the query.")
+        say("FTS5 latency excludes counting all matches (pdfindex's SearchResult.total includes it).")
+    else:
+        say("FTS5 is not available in this Python's SQLite: its column is n/a.")
+    if args.keep is not None:
+        say(f"indexes kept in {args.keep}")
+    missed = [r.metric for r in rows if r.verdict == "MISSED"]
+    say(f"TARGETS: {'missed: ' + '; '.join(missed) if missed else 'all met'}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        return run(args, args.keep)
+    with tempfile.TemporaryDirectory(prefix="pdfindex-search-bench-") as tmp:
+        return run(args, Path(tmp))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

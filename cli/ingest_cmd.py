@@ -1,0 +1,135 @@
+"""``pdfindex ingest``, ``worker`` and ``status``: filling the index and watching it.
+
+Without ``PDFINDEX_BROKER_URL`` ingest runs embedded (a local process pool, this
+process writing the index); with it, files go to Celery workers.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import config
+
+from .errors import CliError
+from .search_cmd import _index_arg, _user_errors
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser("ingest", help="extract PDFs and add their pages to the index")
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--recursive", "-r", action="store_true", help="descend into folders")
+    p.add_argument("--password-file", type=Path, help="passwords to try on encrypted files, one a line")
+    p.add_argument("--workers", type=int, help="extraction processes (default: CPU cores; embedded mode)")
+    p.add_argument("--prune", action="store_true", help="remove indexed documents whose files are gone")
+    _index_arg(p)
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("worker", help="run a Celery worker (needs PDFINDEX_BROKER_URL)")
+    p.add_argument("--queues", default="extract,index",
+                   help="queues to consume: extract (extraction) and/or index (the single index writer)")
+    p.add_argument("--concurrency", type=int, help="worker processes (the index queue always uses one)")
+    p.add_argument("celery_args", nargs=argparse.REMAINDER, help="more arguments for `celery worker`")
+    p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser("status", help="documents by status, failures with reasons, queue depth")
+    p.add_argument("--json", action="store_true")
+    _index_arg(p)
+    p.set_defaults(func=cmd_status)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from indexer import PageIndex  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
+    from workers.files import read_passwords  # noqa: PLC0415
+    from workers.plan import make_plan  # noqa: PLC0415
+    from workers.progress import Progress, Summary  # noqa: PLC0415
+
+    with _user_errors():
+        settings = config.load()
+        for path in args.paths:
+            if not path.exists():
+                raise CliError(f"{path}: no such file or folder")
+        try:
+            passwords = read_passwords(args.password_file)
+        except OSError as exc:
+            raise CliError(f"{args.password_file}: cannot read password file: {exc.strerror}") from None
+        index = PageIndex(args.index or settings.index_dir, settings.language)
+        plan = make_plan(index, args.paths, args.recursive, retry_encrypted=bool(passwords), prune=args.prune)
+        summary = Summary(unchanged=plan.unchanged)
+        if plan.gone:
+            with index.writer() as writer:
+                for doc in plan.gone:
+                    writer.delete(doc.doc_hash)
+            summary.pruned = len(plan.gone)
+        progress = Progress(len(plan.jobs), summary)
+        try:
+            if settings.broker_url:
+                from workers.distributed import run_distributed  # noqa: PLC0415
+
+                run_distributed(index, plan.jobs, args.password_file, settings, summary, progress)
+            else:
+                from workers.embedded import run_embedded  # noqa: PLC0415
+
+                run_embedded(index, plan.jobs, passwords, settings, summary, progress,
+                             args.workers or settings.workers)
+        finally:
+            progress.close()
+    print(summary.render())
+    return 130 if summary.interrupted else 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """A thin wrapper over `celery -A workers.app worker`; the index queue gets a
+    worker of its own with one process, since only one may write the index."""
+    from workers.app import app  # noqa: PLC0415
+
+    settings = config.load()
+    if not settings.broker_url:
+        raise CliError("PDFINDEX_BROKER_URL is not set; the embedded mode needs no worker")
+    queues = [q.strip() for q in args.queues.split(",") if q.strip()]
+    argv = ["worker", "--queues", ",".join(queues), "--loglevel", "INFO"]
+    if queues == ["index"]:
+        argv += ["--concurrency", "1"]
+    elif args.concurrency:
+        argv += ["--concurrency", str(args.concurrency)]
+    if "index" in queues and queues != ["index"]:
+        print("pdfindex: note: this worker also writes the index; run only one worker that consumes the "
+              "index queue", file=sys.stderr)
+    app.worker_main(argv + [a for a in args.celery_args if a != "--"])
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    import json  # noqa: PLC0415
+
+    from indexer import Status  # noqa: PLC0415
+
+    from .search_cmd import open_index  # noqa: PLC0415
+
+    with _user_errors():
+        settings = config.load()
+        index = open_index(args)
+        stats = index.stats()
+        failures = [(d.path, d.status, d.error, d.attempts) for d in index.documents()
+                    if d.status in (Status.FAILED, Status.ENCRYPTED)]
+        queues: dict[str, int] | None = None
+        if settings.broker_url:
+            from workers.queue import queue_depths  # noqa: PLC0415
+
+            queues = queue_depths(settings)
+    if args.json:
+        json.dump({"documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
+                   "size_bytes": stats.size_bytes, "queues": queues,
+                   "failures": [{"path": p, "status": str(s), "error": e, "attempts": a}
+                                for p, s, e, a in failures]}, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    print(f"index:     {stats.location} ({stats.size_bytes / 1e6:.1f} MB)")
+    print(f"documents: {stats.documents}" + "".join(f"  {k}: {v}" for k, v in sorted(stats.by_status.items())))
+    print(f"pages:     {stats.pages}")
+    if queues is not None:
+        print("queues:    " + "  ".join(f"{k}: {v}" for k, v in queues.items()))
+    for path, status, error, attempts in failures:
+        print(f"  {status} {path}: {error} (attempts: {attempts})")
+    return 0

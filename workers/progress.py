@@ -1,0 +1,121 @@
+"""What an ingest run reports: a live progress bar on a terminal (plain log lines
+when not a terminal) and the summary at the end."""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any, TextIO
+
+from tqdm import tqdm
+
+from indexer import Status
+
+from .outcome import Outcome
+
+
+def brief(outcome: Outcome) -> dict[str, Any]:
+    """What the summary needs of an outcome, small enough to pass through Redis."""
+    pages = outcome.pages
+    return {
+        "status": str(outcome.doc.status), "path": outcome.doc.path, "error": outcome.doc.error,
+        "pages": len(pages), "needs_ocr": sum(1 for p in pages if p.needs_ocr),
+        "coverages": [round(p.coverage, 4) for p in pages if p.coverage is not None],
+    }
+
+
+@dataclass(slots=True)
+class Summary:
+    indexed: int = 0
+    empty: int = 0
+    encrypted: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: int = 0
+    pruned: int = 0
+    pages: int = 0
+    needs_ocr: int = 0
+    coverages: list[float] = field(default_factory=list)
+    interrupted: bool = False
+    started: float = field(default_factory=time.monotonic)
+
+    def record(self, outcome: Outcome) -> None:
+        self.add(brief(outcome))
+
+    def add(self, info: dict[str, Any]) -> None:
+        """Count one finished file from its ``brief``."""
+        status, path, error = Status(info["status"]), info["path"], info["error"]
+        if status == Status.INDEXED:
+            self.indexed += 1
+        elif status == Status.EMPTY:
+            self.empty += 1
+        elif status == Status.ENCRYPTED:
+            self.encrypted.append((path, error))
+        else:
+            self.failed.append((path, error))
+        self.pages += info["pages"]
+        self.needs_ocr += info["needs_ocr"]
+        self.coverages.extend(info["coverages"])
+
+    @property
+    def files_done(self) -> int:
+        return self.indexed + self.empty + len(self.encrypted) + len(self.failed)
+
+    def render(self) -> str:
+        elapsed = time.monotonic() - self.started
+        rate = self.pages / elapsed if elapsed > 0 else 0.0
+        coverage = f"{fmean(self.coverages):.3f}" if self.coverages else "n/a"
+        lines = [
+            "interrupted: the index holds everything committed so far; run the same command again to resume"
+            if self.interrupted else "done",
+            f"  files indexed:        {self.indexed}" + (f" (+{self.empty} without text)" if self.empty else ""),
+            f"  skipped as unchanged: {self.unchanged}",
+            f"  failed:               {len(self.failed) + len(self.encrypted)}",
+            f"  pages:                {self.pages} ({rate:.1f} pages/s over {elapsed:.1f} s)",
+            f"  mean coverage:        {coverage}",
+            f"  pages needing OCR:    {self.needs_ocr}",
+        ]
+        if self.pruned:
+            lines.append(f"  pruned (files gone):  {self.pruned}")
+        for path, reason in self.encrypted + self.failed:
+            lines.append(f"  FAILED {path}: {reason}")
+        return "\n".join(lines)
+
+
+class Progress:
+    """Files and pages done, pages/second, ETA and failures: a bar on a terminal,
+    a log line every few seconds otherwise."""
+
+    def __init__(self, total: int, summary: Summary, stream: TextIO | None = None, interval: float = 5.0) -> None:
+        self.stream = stream or sys.stderr
+        self.summary = summary
+        self.total = total
+        self.interval = interval
+        self._last_log = 0.0
+        self._bar: tqdm | None = None
+        if self.stream.isatty():
+            self._bar = tqdm(total=total, unit="file", file=self.stream, dynamic_ncols=True)
+
+    def _postfix(self) -> str:
+        s = self.summary
+        elapsed = time.monotonic() - s.started
+        rate = s.pages / elapsed if elapsed > 0 else 0.0
+        return f"{s.pages} pages, {rate:.1f} pages/s, {len(s.failed) + len(s.encrypted)} failed"
+
+    def advance(self) -> None:
+        if self._bar is not None:
+            self._bar.set_postfix_str(self._postfix(), refresh=False)
+            self._bar.update(1)
+            return
+        now = time.monotonic()
+        done = self.summary.files_done
+        if now - self._last_log >= self.interval or done == self.total:
+            self._last_log = now
+            elapsed = now - self.summary.started
+            eta = (self.total - done) * elapsed / done if done else 0.0
+            self.stream.write(f"pdfindex: {done}/{self.total} files, {self._postfix()}, ETA {eta:.0f} s\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()

@@ -1,0 +1,95 @@
+"""The hand-off between extraction tasks and the single index writer, in Redis.
+
+An extraction task pushes its outcome (JSON) onto ``pdfindex:results`` and sends a
+"write" kick. The writer moves items to ``pdfindex:writing`` (atomically, LMOVE),
+commits them to the index in one batch, records each file as done for its ingest
+run, and only then clears ``pdfindex:writing``. A writer killed mid-batch leaves
+its items there; the next writer commits them first. Writes are idempotent, so an
+item committed twice is still indexed once.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import redis
+
+from config import Settings
+
+RESULTS = "pdfindex:results"
+WRITING = "pdfindex:writing"
+WRITER_LOCK = "pdfindex:writer-lock"
+QUEUES = ("extract", "index")
+
+
+def client(settings: Settings) -> redis.Redis:
+    if not settings.broker_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ValueError(f"PDFINDEX_BROKER_URL={settings.broker_url!r}: the ingest hand-off needs a Redis broker")
+    return redis.Redis.from_url(settings.broker_url, socket_timeout=30, socket_connect_timeout=10,
+                                health_check_interval=30)
+
+
+def run_key(run_id: str) -> str:
+    return f"pdfindex:run:{run_id}"
+
+
+def attempts_key(run_id: str) -> str:
+    return f"pdfindex:attempts:{run_id}"
+
+
+def push_result(r: redis.Redis, run_id: str, index_dir: str, outcome_json: str, pages: int) -> None:
+    r.rpush(RESULTS, json.dumps({"run": run_id, "index": index_dir, "pages": pages, "outcome": outcome_json}))
+
+
+def count_attempt(r: redis.Redis, run_id: str, doc_hash: str) -> int:
+    key = attempts_key(run_id)
+    attempts = int(r.hincrby(key, doc_hash, 1))
+    r.expire(key, 7 * 24 * 3600)
+    return attempts
+
+
+def drain(r: redis.Redis, batch_pages: int, write: Callable[[str, list[dict[str, Any]]], list[dict[str, Any]]]) -> int:
+    """Commit everything queued, ``batch_pages`` pages at a time. ``write(index_dir,
+    items)`` commits one batch to one index and returns a brief per item. Returns
+    the number of files written. Only one drain runs at a time (a Redis lock; the
+    index queue also has a single consumer)."""
+    lock = r.lock(WRITER_LOCK, timeout=600, blocking=False)
+    if not lock.acquire():
+        return 0
+    written = 0
+    try:
+        while True:
+            batch = [json.loads(raw) for raw in r.lrange(WRITING, 0, -1)]  # left by a killed writer
+            pages = sum(item["pages"] for item in batch)
+            while pages < batch_pages:
+                raw = r.lmove(RESULTS, WRITING, "LEFT", "RIGHT")
+                if raw is None:
+                    break
+                item = json.loads(raw)
+                batch.append(item)
+                pages += item["pages"]
+            if not batch:
+                return written
+            by_index: dict[str, list[dict[str, Any]]] = {}
+            for item in batch:
+                by_index.setdefault(item["index"], []).append(item)
+            for index_dir, items in by_index.items():
+                briefs = write(index_dir, items)
+                pipe = r.pipeline()
+                for item, info in zip(items, briefs, strict=True):
+                    pipe.hset(run_key(item["run"]), info["doc_hash"], json.dumps(info))
+                    pipe.expire(run_key(item["run"]), 7 * 24 * 3600)
+                pipe.execute()
+            r.delete(WRITING)
+            written += len(batch)
+            lock.extend(600)
+    finally:
+        lock.release()
+
+
+def queue_depths(settings: Settings) -> dict[str, int]:
+    r = client(settings)
+    depths = {name: int(r.llen(name)) for name in QUEUES}
+    depths["waiting to be written"] = int(r.llen(RESULTS)) + int(r.llen(WRITING))
+    return depths
