@@ -82,7 +82,7 @@ from collections import Counter
 from collections.abc import Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -459,7 +459,7 @@ def choose_queries(corpus: Corpus, reps: int = DEFAULT_REPS) -> list[QueryClass]
             break
         _, page = rng.choice(english)
         words = _page_words(page.text)
-        adjacent = [(a, b) for a, b in zip(words, words[1:], strict=False)
+        adjacent = [(a, b) for a, b in pairwise(words)
                     if a != b and a in common_set and b in common_set and (a, b) not in seen]
         if adjacent:
             a, b = rng.choice(adjacent)
@@ -612,7 +612,8 @@ class Fts5Index:
 
     def count(self, query: Query, table: str | None = None) -> int:
         table = table or self._table(query)
-        return int(self.conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (query.fts5,)).fetchone()[0])
+        row = self.conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (query.fts5,)).fetchone()
+        return int(row[0])
 
     def pages(self, query: Query) -> set[PageKey]:
         table = self._table(query)
