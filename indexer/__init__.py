@@ -163,6 +163,3 @@ def reindex(root: Path, language: str, batch_pages: int = 2000) -> int:
         store.remove_generation(previous)
     return copied
 
-
-def open_index(root: Path, language: str = "en") -> PageIndex:
-    return PageIndex(root, language)

@@ -29,7 +29,6 @@ class PageWriter:
         self._lock_timeout = lock_timeout
         self._writer: IndexWriter | None = None
         self._pending = 0
-        self.committed_documents = 0
 
     def __enter__(self) -> PageWriter:
         return self
@@ -70,7 +69,6 @@ class PageWriter:
         if self._writer is not None:
             self._writer.commit()
             self._writer = None
-            self.committed_documents += self._pending
             self._pending = 0
 
     def cancel(self) -> None:
