@@ -1,0 +1,115 @@
+"""Settings from the environment: precedence, parsing, errors naming the variable."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import config
+from config import Settings, SettingsError
+
+
+def test_defaults_with_home_only() -> None:
+    settings = config.load({"HOME": "/home/ann"})
+    assert settings.index_dir == Path("/home/ann/.local/share/pdfindex/index")
+    assert (settings.language, settings.search_timeout, settings.batch_pages) == ("en", 5.0, 500)
+    assert (settings.broker_url, settings.result_backend) == ("", "")
+    assert isinstance(settings, Settings)
+
+
+def test_index_dir_precedence() -> None:
+    env = {"HOME": "/home/ann", "XDG_DATA_HOME": "/xdg/data", "PDFINDEX_INDEX_DIR": "/srv/pdfindex"}
+    assert config.load(env).index_dir == Path("/srv/pdfindex")
+    del env["PDFINDEX_INDEX_DIR"]
+    assert config.load(env).index_dir == Path("/xdg/data/pdfindex/index")
+    del env["XDG_DATA_HOME"]
+    assert config.load(env).index_dir == Path("/home/ann/.local/share/pdfindex/index")
+
+
+def test_empty_variables_count_as_unset() -> None:
+    env = {"HOME": "/home/ann", "XDG_DATA_HOME": "", "PDFINDEX_INDEX_DIR": "", "PDFINDEX_LANGUAGE": "",
+           "PDFINDEX_SEARCH_TIMEOUT": "", "PDFINDEX_BATCH_PAGES": ""}
+    settings = config.load(env)
+    assert settings.index_dir == Path("/home/ann/.local/share/pdfindex/index")
+    assert (settings.language, settings.search_timeout, settings.batch_pages) == ("en", 5.0, 500)
+
+
+def test_home_fallback_without_home_variable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert config.load({}).index_dir == tmp_path / ".local" / "share" / "pdfindex" / "index"
+
+
+def test_index_dir_tilde_is_expanded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert config.load({"HOME": str(tmp_path), "PDFINDEX_INDEX_DIR": "~/idx"}).index_dir == tmp_path / "idx"
+
+
+def test_process_environment_is_the_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PDFINDEX_INDEX_DIR", str(tmp_path / "ix"))
+    monkeypatch.setenv("PDFINDEX_LANGUAGE", "DE")
+    settings = config.load()
+    assert settings.index_dir == tmp_path / "ix" and settings.language == "de"
+
+
+@pytest.mark.parametrize(("raw", "language"), [("EN", "en"), (" None ", "none"), ("De", "de"), ("fr\n", "fr")])
+def test_language_is_lowercased_and_stripped(raw: str, language: str) -> None:
+    assert config.load({"HOME": "/h", "PDFINDEX_LANGUAGE": raw}).language == language
+
+
+def test_numbers_parse() -> None:
+    settings = config.load({"HOME": "/h", "PDFINDEX_SEARCH_TIMEOUT": "2.5", "PDFINDEX_BATCH_PAGES": "1000"})
+    assert settings.search_timeout == 2.5 and settings.batch_pages == 1000
+    settings = config.load({"HOME": "/h", "PDFINDEX_SEARCH_TIMEOUT": "1", "PDFINDEX_BATCH_PAGES": " 7 "})
+    assert settings.search_timeout == 1.0 and settings.batch_pages == 7
+    assert isinstance(settings.search_timeout, float) and isinstance(settings.batch_pages, int)
+
+
+@pytest.mark.parametrize(("name", "raw"), [
+    ("PDFINDEX_SEARCH_TIMEOUT", "soon"),
+    ("PDFINDEX_SEARCH_TIMEOUT", "0"),
+    ("PDFINDEX_SEARCH_TIMEOUT", "-1"),
+    ("PDFINDEX_SEARCH_TIMEOUT", "5s"),
+    ("PDFINDEX_BATCH_PAGES", "many"),
+    ("PDFINDEX_BATCH_PAGES", "1.5"),
+    ("PDFINDEX_BATCH_PAGES", "0"),
+    ("PDFINDEX_BATCH_PAGES", "-10"),
+])
+def test_bad_numbers_raise_settings_error_naming_the_variable(name: str, raw: str) -> None:
+    with pytest.raises(SettingsError) as info:
+        config.load({"HOME": "/h", name: raw})
+    assert name in str(info.value)
+    assert raw in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: PDFINDEX_SEARCH_TIMEOUT=nan is accepted (nan < minimum is "
+                                       "False), which silently disables the search time limit")
+def test_nan_timeout_is_rejected() -> None:
+    with pytest.raises(SettingsError, match="PDFINDEX_SEARCH_TIMEOUT"):
+        config.load({"HOME": "/h", "PDFINDEX_SEARCH_TIMEOUT": "nan"})
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: a relative XDG_DATA_HOME is used (the index then depends on "
+                                       "the working directory); the XDG spec says to ignore it")
+def test_relative_xdg_data_home_is_ignored() -> None:
+    settings = config.load({"HOME": "/home/ann", "XDG_DATA_HOME": "relative/data"})
+    assert settings.index_dir == Path("/home/ann/.local/share/pdfindex/index")
+
+
+def test_result_backend_defaults_to_broker_url() -> None:
+    settings = config.load({"HOME": "/h", "PDFINDEX_BROKER_URL": " redis://127.0.0.1:6379/0 "})
+    assert settings.broker_url == "redis://127.0.0.1:6379/0"
+    assert settings.result_backend == "redis://127.0.0.1:6379/0"
+    settings = config.load({"HOME": "/h", "PDFINDEX_BROKER_URL": "redis://broker/0",
+                            "PDFINDEX_RESULT_BACKEND": "redis://results/1"})
+    assert (settings.broker_url, settings.result_backend) == ("redis://broker/0", "redis://results/1")
+    settings = config.load({"HOME": "/h", "PDFINDEX_RESULT_BACKEND": "redis://results/1"})
+    assert (settings.broker_url, settings.result_backend) == ("", "redis://results/1")
+    settings = config.load({"HOME": "/h", "PDFINDEX_BROKER_URL": "redis://broker/0", "PDFINDEX_RESULT_BACKEND": " "})
+    assert settings.result_backend == "redis://broker/0"
+
+
+def test_settings_are_frozen() -> None:
+    settings = config.load({"HOME": "/h"})
+    with pytest.raises(AttributeError):
+        settings.language = "de"  # type: ignore[misc]

@@ -1,0 +1,269 @@
+"""Issue 3: ``pdfindex search``, ``stats`` and ``reindex`` run as real processes
+against an index built here with the API."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from indexer import PageIndex, Status
+from tests.index_helpers import GB, cjk_pdf, extracted, folded, page, record
+
+ROOT = Path(__file__).resolve().parents[1]
+
+REPORT = "/docs/finance/report-2023.pdf"
+LETTER = "/docs/letters/letter-to-bank.pdf"
+ZH = "/docs/cjk/zh.pdf"
+BROKEN = "/docs/broken/bad-file.pdf"
+
+
+def _build(root: Path, language: str = "en") -> PageIndex:
+    ix = PageIndex(root, language)
+    with ix.writer() as writer:
+        pages = [page(1, "revenue grew strongly this year"),
+                 page(2, "revenue table scanned badly", coverage=0.3, needs_ocr=True)]
+        writer.add(record("report", REPORT, pages, title="Annual Report"), pages)
+        pages = [page(1, "the revenue of the bank", coverage=0.8)]
+        writer.add(record("letter", LETTER, pages), pages)
+        writer.add(*extracted(cjk_pdf([["PDF中文全文检索系统"]], GB), ZH))
+        writer.add(record("broken", BROKEN, [], status=Status.FAILED, error="no startxref", page_count=0), [])
+    return ix
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cli") / "index"
+    _build(root)
+    return root
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A home directory of its own, so no test can touch the real user data dir."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+def run(home: Path, *args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("PDFINDEX_", "XDG_"))}
+    base.update(HOME=str(home), PYTHONIOENCODING="utf-8", **env)
+    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], cwd=ROOT, env=base,
+                          capture_output=True, text=True, encoding="utf-8", timeout=60)
+
+
+def search_json(home: Path, index: Path, query: str, *options: str) -> dict:  # type: ignore[type-arg]
+    proc = run(home, "search", query, "--json", "--index", index, *options)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    return json.loads(proc.stdout)
+
+
+def _pages(out: dict) -> set[tuple[str, int]]:  # type: ignore[type-arg]
+    return {(h["path"], h["page"]) for h in out["hits"]}
+
+
+def _one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("pdfindex: ")
+    return lines[0]
+
+
+# ---- search ---------------------------------------------------------------------------------
+
+def test_search_json_structure(home: Path, index: Path) -> None:
+    out = search_json(home, index, "revenue")
+    assert set(out) == {"query", "total", "took", "partial", "hits"}
+    assert out["query"] == "revenue"
+    assert out["total"] == 3
+    assert out["partial"] is False
+    assert isinstance(out["took"], (int, float)) and out["took"] >= 0
+    assert _pages(out) == {(REPORT, 1), (REPORT, 2), (LETTER, 1)}
+    scores = [h["score"] for h in out["hits"]]
+    assert scores == sorted(scores, reverse=True)
+    for hit in out["hits"]:
+        assert {"path", "page", "score", "coverage", "needs_ocr", "snippet", "highlights"} <= set(hit)
+        assert isinstance(hit["page"], int) and isinstance(hit["needs_ocr"], bool)
+        assert hit["highlights"], hit
+        for start, end in hit["highlights"]:
+            assert folded(hit["snippet"][start:end]) == "revenue"
+    by_page = {(h["path"], h["page"]): h for h in out["hits"]}
+    assert by_page[(REPORT, 2)]["coverage"] == 0.3 and by_page[(REPORT, 2)]["needs_ocr"] is True
+    assert by_page[(LETTER, 1)]["coverage"] == 0.8 and by_page[(LETTER, 1)]["needs_ocr"] is False
+    assert by_page[(REPORT, 1)]["snippet"] == "revenue grew strongly this year"
+
+
+def test_search_json_cjk(home: Path, index: Path) -> None:
+    out = search_json(home, index, "全文检索")
+    assert _pages(out) == {(ZH, 1)}
+    hit = out["hits"][0]
+    assert [hit["snippet"][s:e] for s, e in hit["highlights"]] == ["全文检索"]
+
+
+def test_search_by_document_json(home: Path, index: Path) -> None:
+    out = search_json(home, index, "revenue", "--by-document")
+    assert "documents" in out and "hits" not in out
+    assert out["total"] == 2
+    docs = {d["path"]: d for d in out["documents"]}
+    assert set(docs) == {REPORT, LETTER}
+    assert sorted(h["page"] for h in docs[REPORT]["pages"]) == [1, 2]
+    for doc in out["documents"]:
+        assert all(h["path"] == doc["path"] for h in doc["pages"])
+        scores = [h["score"] for h in doc["pages"]]
+        assert scores == sorted(scores, reverse=True) and doc["score"] == scores[0]
+        assert doc["pages"][0]["snippet"] and doc["pages"][0]["highlights"]
+        assert all(h["snippet"] == "" for h in doc["pages"][1:])
+    assert docs[REPORT]["title"] == "Annual Report"
+
+
+def test_search_plain_output(home: Path, index: Path) -> None:
+    proc = run(home, "search", "revenue", "--index", index)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert re.fullmatch(r"3 pages matched in \d+\.\d+ s", lines[-1])
+    listed = [(m.group(1), int(m.group(2))) for m in map(re.compile(r"^(\S+)  p\.(\d+)  ").match, lines) if m]
+    assert set(listed) == {(REPORT, 1), (REPORT, 2), (LETTER, 1)}
+    assert "\x1b[" not in proc.stdout  # no bold when stdout is not a terminal
+    assert "    revenue grew strongly this year" in lines
+
+
+def test_search_plain_by_document(home: Path, index: Path) -> None:
+    proc = run(home, "search", "revenue", "--by-document", "--index", index)
+    assert proc.returncode == 0, proc.stderr
+    assert re.fullmatch(r"2 documents matched in \d+\.\d+ s", proc.stdout.splitlines()[-1])
+    assert REPORT in proc.stdout and LETTER in proc.stdout
+
+
+def test_search_no_match(home: Path, index: Path) -> None:
+    out = search_json(home, index, "nonexistentword")
+    assert out["total"] == 0 and out["hits"] == []
+    proc = run(home, "search", "nonexistentword", "--index", index)
+    assert proc.returncode == 0 and proc.stdout.splitlines()[-1].startswith("0 pages matched")
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    (["--needs-ocr"], {(REPORT, 2)}),
+    (["--has-text"], {(REPORT, 1), (LETTER, 1)}),
+    (["--min-coverage", "0.5"], {(REPORT, 1), (LETTER, 1)}),
+    (["--min-coverage", "0.9"], {(REPORT, 1)}),
+    (["--path", "/docs/letters/*"], {(LETTER, 1)}),
+    (["--path", "*/finance/*", "--has-text"], {(REPORT, 1)}),
+    (["--limit", "1", "--offset", "1"], None),
+])
+def test_search_filters(home: Path, index: Path, options: list[str], expected: set | None) -> None:  # type: ignore[type-arg]
+    out = search_json(home, index, "revenue", *options)
+    if expected is None:  # pagination: the second of the three
+        everything = search_json(home, index, "revenue")
+        assert [(h["path"], h["page"]) for h in out["hits"]] == [
+            (h["path"], h["page"]) for h in everything["hits"]][1:2]
+        assert out["total"] == 3
+    else:
+        assert _pages(out) == expected
+        assert out["total"] == len(expected)
+
+
+def test_needs_ocr_and_has_text_are_exclusive(home: Path, index: Path) -> None:
+    proc = run(home, "search", "revenue", "--needs-ocr", "--has-text", "--index", index)
+    assert proc.returncode == 2  # argparse usage error
+    assert "not allowed with" in proc.stderr
+
+
+@pytest.mark.parametrize("query", ['"', "", "   "])
+def test_malformed_query_is_one_line_and_exit_1(home: Path, index: Path, query: str) -> None:
+    line = _one_error_line(run(home, "search", query, "--index", index))
+    assert "query" in line
+    assert run(home, "search", query, "--json", "--index", index).stdout == ""
+
+
+def test_bad_limit_is_one_line_and_exit_1(home: Path, index: Path) -> None:
+    assert "--limit" in _one_error_line(run(home, "search", "revenue", "--limit", "0", "--index", index))
+    assert "--offset" in _one_error_line(run(home, "search", "revenue", "--offset", "-1", "--index", index))
+
+
+def test_missing_index(home: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-index"
+    for args in (["search", "revenue"], ["stats"], ["reindex"]):
+        line = _one_error_line(run(home, *args, "--index", missing))
+        assert str(missing) in line and "no index" in line
+    assert not missing.exists()  # reading commands never create an index
+
+
+def test_bad_setting_is_one_line(home: Path, index: Path) -> None:
+    line = _one_error_line(run(home, "search", "revenue", "--index", index, PDFINDEX_SEARCH_TIMEOUT="soon"))
+    assert "PDFINDEX_SEARCH_TIMEOUT" in line
+
+
+# ---- stats ---------------------------------------------------------------------------------------
+
+def test_stats_json(home: Path, index: Path) -> None:
+    proc = run(home, "stats", "--json", "--index", index)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["documents"] == 4
+    assert out["pages"] == 4
+    assert out["by_status"] == {"indexed": 3, "failed": 1}
+    assert out["size_bytes"] > 0
+    assert Path(out["location"]) == index
+
+
+def test_stats_plain(home: Path, index: Path) -> None:
+    proc = run(home, "stats", "--index", index)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"^documents: 4\b.*failed: 1.*indexed: 3", proc.stdout, re.M)
+    assert re.search(r"^pages:\s+4$", proc.stdout, re.M)
+    assert str(index) in proc.stdout
+
+
+# ---- reindex --------------------------------------------------------------------------------------
+
+def test_reindex_changes_language_and_search_follows_the_setting(home: Path, tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    _build(root)
+    proc = run(home, "reindex", "--language", "none", "--index", root)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"reindexed 8 records", proc.stdout)  # 4 file records and 4 pages
+    assert os.readlink(root / "current") == "gen-000002"
+    # The default language (en) no longer matches the index.
+    line = _one_error_line(run(home, "search", "revenue", "--index", root))
+    assert "pdfindex reindex" in line
+    out = json.loads(run(home, "search", "revenue", "--json", "--index", root, PDFINDEX_LANGUAGE="none").stdout)
+    assert _pages(out) == {(REPORT, 1), (REPORT, 2), (LETTER, 1)}
+    # Back to the configured language.
+    assert run(home, "reindex", "--index", root).returncode == 0
+    assert os.readlink(root / "current") == "gen-000003"
+    assert _pages(search_json(home, root, "revenue")) == {(REPORT, 1), (REPORT, 2), (LETTER, 1)}
+
+
+# ---- where the index is -------------------------------------------------------------------------
+
+def test_index_dir_from_environment(home: Path, index: Path) -> None:
+    proc = run(home, "search", "revenue", "--json", PDFINDEX_INDEX_DIR=str(index))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["total"] == 3
+    stats = json.loads(run(home, "stats", "--json", PDFINDEX_INDEX_DIR=str(index)).stdout)
+    assert Path(stats["location"]) == index
+
+
+def test_index_option_wins_over_environment(home: Path, index: Path, tmp_path: Path) -> None:
+    proc = run(home, "stats", "--json", "--index", index, PDFINDEX_INDEX_DIR=str(tmp_path / "elsewhere"))
+    assert proc.returncode == 0, proc.stderr
+    assert Path(json.loads(proc.stdout)["location"]) == index
+
+
+def test_default_index_dir_is_under_xdg_data_home(home: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    _build(data / "pdfindex" / "index")
+    proc = run(home, "stats", "--json", XDG_DATA_HOME=str(data))
+    assert proc.returncode == 0, proc.stderr
+    assert Path(json.loads(proc.stdout)["location"]) == data / "pdfindex" / "index"
+    # Without XDG_DATA_HOME: ~/.local/share/pdfindex/index, absent in this fresh home.
+    line = _one_error_line(run(home, "stats"))
+    assert str(home / ".local" / "share" / "pdfindex" / "index") in line
