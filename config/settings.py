@@ -5,6 +5,7 @@ code receives a ``Settings`` and never reads the environment itself.
 """
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,7 +18,9 @@ class SettingsError(ValueError):
 
 def _default_index_dir(env: Mapping[str, str]) -> Path:
     """The per-user data directory of the XDG Base Directory spec."""
-    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
+    base = env.get("XDG_DATA_HOME") or ""
+    if not os.path.isabs(base):  # the spec: a relative XDG_DATA_HOME is invalid, ignore it
+        base = str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
     return Path(base) / "pdfindex" / "index"
 
 
@@ -29,6 +32,8 @@ def _float(env: Mapping[str, str], name: str, default: float, minimum: float) ->
         value = float(raw)
     except ValueError:
         raise SettingsError(f"{name}={raw!r} is not a number") from None
+    if not math.isfinite(value):
+        raise SettingsError(f"{name}={raw!r} must be a finite number")
     if value < minimum:
         raise SettingsError(f"{name}={raw!r} must be at least {minimum}")
     return value

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from whoosh import index as whoosh_index
+from whoosh.index import Index, LockError
 from whoosh.query import Term
 
 from . import store
@@ -55,12 +57,21 @@ class PageIndex:
     def __init__(self, root: Path, language: str = "en", *, create: bool = True) -> None:
         self.root = Path(root)
         self.language = language
-        self.path, self._ix = store.open_index(self.root, language, create=create)
+        self.path, self._whoosh = store.open_index(self.root, language, create=create)
+
+    @property
+    def _ix(self) -> Index:
+        """The Whoosh index of the current generation, reopened after a reindex
+        (by this process or another) switched to a new one."""
+        target = store.current_target(self.root)
+        if target is not None and target.resolve() != self.path:
+            self.path, self._whoosh = store.open_index(self.root, self.language, create=False)
+        return self._whoosh
 
     # ---- writing --------------------------------------------------------------
 
     def writer(self, batch_pages: int = 500, lock_timeout: float = 30.0) -> PageWriter:
-        return PageWriter(self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout)
+        return PageWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout)
 
     def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
         """Add or replace one document in a commit of its own."""
@@ -133,33 +144,40 @@ class PageIndex:
         """Rebuild from stored fields into a new generation with the current schema
         and analysis (and ``language``), then switch to it atomically. Returns the
         number of Whoosh documents copied; no PDF is re-extracted."""
-        return reindex(self.root, language or self.language, batch_pages)
+        copied = reindex(self.root, language or self.language, batch_pages)
+        self.language = language or self.language
+        return copied
 
 
-def reindex(root: Path, language: str, batch_pages: int = 2000) -> int:
-    """``PageIndex.reindex`` for an index that this version cannot open any more."""
-    from whoosh import index as whoosh_index  # noqa: PLC0415 - only needed here
-
+def reindex(root: Path, language: str, batch_pages: int = 2000, lock_timeout: float = 30.0) -> int:
+    """``PageIndex.reindex`` for an index that this version cannot open any more.
+    Holds the old generation's writer lock throughout, so no commit is lost."""
     old_path = Path(root, "current").resolve()
     old = whoosh_index.open_dir(str(old_path))
-    new_path, new = store.new_generation(Path(root), language)
-    copied = 0
-    writer = new.writer()
     try:
-        with old.searcher() as searcher:
-            for stored in searcher.all_stored_fields():
-                writer.add_document(**stored)
-                copied += 1
-                if copied % batch_pages == 0:
-                    writer.commit()
-                    writer = new.writer()
-        writer.commit()
-    except BaseException:
-        writer.cancel()
-        store.remove_generation(new_path)
-        raise
-    previous = store.switch_to(Path(root), new_path)
-    if previous is not None and previous != new_path:
-        store.remove_generation(previous)
+        lock = old.writer(timeout=lock_timeout)
+    except LockError:
+        raise IndexBusy("another process is writing to the index; reindex when it is done") from None
+    try:
+        new_path, new = store.new_generation(Path(root), language)
+        copied = 0
+        writer = new.writer()
+        try:
+            with old.searcher() as searcher:
+                for stored in searcher.all_stored_fields():
+                    writer.add_document(**stored)
+                    copied += 1
+                    if copied % batch_pages == 0:
+                        writer.commit()
+                        writer = new.writer()
+            writer.commit()
+        except BaseException:
+            writer.cancel()
+            store.remove_generation(new_path)
+            raise
+        store.switch_to(Path(root), new_path)
+    finally:
+        lock.cancel()
+    store.remove_generation(old_path)
     return copied
 

@@ -14,6 +14,7 @@ Offsets (startchar/endchar) refer to the original text, which highlighting needs
 """
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -31,10 +32,11 @@ _CJK = (
     "\uff66-\uffdc\U00020000-\U0003134f"
 )
 _TOKENS = re.compile(
-    f"(?P<cjk>[{_CJK}]+)"
+    f"(?P<cjk>[{_CJK}]+(?:\n[{_CJK}]+)*)"  # a line break inside CJK text is a wrapped line
     r"|(?P<word>\d+(?:[.,]\d+)+(?![^\W_])"  # numbers keep their separators: 1,485.1
     f"|[^\\W_{_CJK}]+(?:['’.][^\\W_{_CJK}]+)*)"  # words keep inner apostrophes and dots: U.S.A
 )
+_CJK_CHAR = re.compile(f"[{_CJK}]")
 _COMBINING = re.compile("[\u0300-\u036f]")
 _DIGITS = re.compile(r"^[\d.,'’]+$")
 
@@ -48,6 +50,10 @@ def fold(text: str) -> str:
     if _COMBINING.search(decomposed):
         text = unicodedata.normalize("NFC", _COMBINING.sub("", decomposed))
     return text
+
+
+def is_cjk(text: str) -> bool:
+    return bool(text) and all(_CJK_CHAR.match(ch) for ch in text)
 
 
 def stemmer(language: str) -> Callable[[str], str] | None:
@@ -96,11 +102,11 @@ class PageTokenizer(Tokenizer):
         for m in _TOKENS.finditer(value):
             run = m.group("cjk")
             if run is not None:
-                base = m.start()
-                if len(run) == 1:
-                    pieces = [(run, base, base + 1)]
+                letters = [(ch, m.start() + k) for k, ch in enumerate(run) if ch != "\n"]
+                if len(letters) == 1:
+                    pieces = [(letters[0][0], letters[0][1], letters[0][1] + 1)]
                 else:
-                    pieces = [(run[k:k + 2], base + k, base + k + 2) for k in range(len(run) - 1)]
+                    pieces = [(a + b, i, j + 1) for (a, i), (b, j) in itertools.pairwise(letters)]
                 for text, start, end in pieces:
                     token.text = unicodedata.normalize("NFKC", text)
                     token.boost = 1.0

@@ -10,6 +10,7 @@ with another version (or language) asks for ``pdfindex reindex``.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from whoosh.analysis import Analyzer
@@ -22,6 +23,8 @@ SCHEMA_VERSION = 1
 
 KIND_PAGE = "page"
 KIND_DOC = "doc"
+#: Fields only file records have: a query about these alone searches records.
+RECORD_FIELDS = frozenset({"error", "status", "attempts", "mean_coverage"})
 
 
 def analyzer(language: str) -> Analyzer:
@@ -35,7 +38,7 @@ def build_schema(language: str) -> Schema:
         kind=ID(stored=True),
         doc_hash=ID(stored=True),
         path=ID(stored=True),
-        filename=TEXT(analyzer=text, stored=True),
+        filename=TEXT(analyzer=text),  # words of the file name; the path is stored
         title=TEXT(analyzer=text, stored=True),
         producer=TEXT(analyzer=text, stored=True),
         page=NUMERIC(int, stored=True),
@@ -55,11 +58,18 @@ def build_schema(language: str) -> Schema:
     )
 
 
+def filename_words(name: str) -> str:
+    """"annual_report-2024.pdf" → "annual report 2024": each part findable, and the
+    extension left out (every file would match a query for "pdf")."""
+    return re.sub(r"[._\-]+", " ", re.sub(r"\.pdf$", "", name, flags=re.IGNORECASE))
+
+
 def doc_fields(doc: DocumentRecord) -> dict[str, Any]:
     """The file record as a Whoosh document."""
     fields: dict[str, Any] = {
         "key": doc.doc_hash, "kind": KIND_DOC, "doc_hash": doc.doc_hash, "path": doc.path,
-        "filename": doc.filename, "title": doc.title, "producer": doc.producer, "page_count": doc.page_count,
+        "filename": filename_words(doc.filename), "title": doc.title, "producer": doc.producer,
+        "page_count": doc.page_count,
         "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested, "status": str(doc.status),
         "error": doc.error, "attempts": doc.attempts,
     }
@@ -72,7 +82,7 @@ def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
     """One page as a Whoosh document, carrying its file's fields for filters."""
     fields: dict[str, Any] = {
         "key": f"{doc.doc_hash}:{page.number}", "kind": KIND_PAGE, "doc_hash": doc.doc_hash, "path": doc.path,
-        "filename": doc.filename, "title": doc.title, "producer": doc.producer, "page": page.number,
+        "filename": filename_words(doc.filename), "title": doc.title, "producer": doc.producer, "page": page.number,
         "page_count": doc.page_count, "text": page.text, "glyphs": page.glyphs, "unresolved": page.unresolved,
         "needs_ocr": page.needs_ocr, "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested,
     }

@@ -9,13 +9,14 @@ from whoosh import highlight
 from whoosh.collectors import FilterCollector, TimeLimit
 from whoosh.index import Index
 from whoosh.qparser import FuzzyTermPlugin, MultifieldParser
-from whoosh.query import And, NullQuery, NumericRange, Query, Term, Wildcard
+from whoosh.query import And, NullQuery, NumericRange, Or, Prefix, Query, Term, Wildcard
 from whoosh.searching import Hit as WhooshHit
 from whoosh.searching import Searcher
 
 from .errors import QueryError
 from .records import DocumentHits, Hit, SearchOptions, SearchResult, Span
-from .schema import KIND_PAGE
+from .analysis import is_cjk
+from .schema import KIND_DOC, KIND_PAGE, RECORD_FIELDS
 
 # Markers the formatter puts around matched terms; control characters that page
 # text never contains (extraction drops C0 controls).
@@ -41,11 +42,26 @@ def parse_query(ix: Index, text: str) -> Query:
         raise QueryError(f"cannot parse query {text!r}: {exc}") from None
     if query is NullQuery or isinstance(query, type(NullQuery)):
         raise QueryError(f"the query {text!r} has no searchable terms")
+    return query.accept(_widen_single_cjk)
+
+
+def _widen_single_cjk(query: Query) -> Query:
+    """CJK text is indexed as character bigrams; one character alone matches the
+    bigrams it starts or ends (a unigram is only indexed for a lone character)."""
+    if isinstance(query, Term) and query.fieldname == "text" and isinstance(query.text, str) \
+            and len(query.text) == 1 and is_cjk(query.text):
+        return Or([query, Prefix("text", query.text), Wildcard("text", f"?{query.text}")], boost=query.boost)
     return query
 
 
-def _filter(options: SearchOptions) -> Query:
-    parts: list[Query] = [Term("kind", KIND_PAGE)]
+def _searches_records(query: Query) -> bool:
+    """A query only about file-record fields (error:, status:) looks at records."""
+    fields = {fieldname for fieldname, _ in query.iter_all_terms()}
+    return bool(fields) and fields <= RECORD_FIELDS
+
+
+def _filter(options: SearchOptions, records: bool = False) -> Query:
+    parts: list[Query] = [Term("kind", KIND_DOC if records else KIND_PAGE)]
     if options.min_coverage is not None:
         parts.append(NumericRange("coverage", options.min_coverage, None))
     if options.needs_ocr is not None:
@@ -55,8 +71,8 @@ def _filter(options: SearchOptions) -> Query:
     return And(parts)
 
 
-def _snippet(whoosh_hit: WhooshHit, text: str) -> tuple[str, list[Span]]:
-    marked = whoosh_hit.highlights("text", top=2) if text else ""
+def _snippet(whoosh_hit: WhooshHit, field: str, text: str) -> tuple[str, list[Span]]:
+    marked = whoosh_hit.highlights(field, top=2) if text else ""
     if not marked:
         plain = " ".join(text.split())
         return plain[:_SNIPPET_CHARS] + ("…" if len(plain) > _SNIPPET_CHARS else ""), []
@@ -84,7 +100,8 @@ def _hit(whoosh_hit: WhooshHit, with_snippet: bool) -> Hit:
         needs_ocr=bool(stored.get("needs_ocr", False)), title=stored.get("title", ""),
     )
     if with_snippet:
-        hit.snippet, hit.spans = _snippet(whoosh_hit, stored.get("text", ""))
+        field = "text" if stored.get("kind") == KIND_PAGE else "error"
+        hit.snippet, hit.spans = _snippet(whoosh_hit, field, stored.get(field, ""))
     return hit
 
 
@@ -102,6 +119,18 @@ class _FilteredDeadlineCollector(FilterCollector):
         super().prepare(top_searcher, q, context)
         self.deadline = time.monotonic() + self.timelimit
 
+    def all_ids(self) -> Any:
+        # FilterCollector's own reads an empty allow set as "no filter".
+        allow = self._allow
+        for docnum in self.child.all_ids():
+            if allow is None or docnum in allow:
+                yield docnum
+
+    def count(self) -> int:
+        if self._allow is None:
+            return int(self.child.count())
+        return sum(1 for _ in self.all_ids())
+
     def collect_matches(self) -> None:
         child, allow, offset, deadline = self.child, self._allow, self.offset, self.deadline
         for n, sub_docnum in enumerate(child.matches(), 1):
@@ -112,7 +141,8 @@ class _FilteredDeadlineCollector(FilterCollector):
 
 
 def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: int | None) -> tuple[Any, bool]:
-    collector = _FilteredDeadlineCollector(searcher.collector(limit=limit), _filter(options), options.timeout)
+    collector = _FilteredDeadlineCollector(searcher.collector(limit=limit), _filter(options, _searches_records(query)),
+                                           options.timeout)
     partial = False
     try:
         searcher.search_with_collector(query, collector)

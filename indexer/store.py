@@ -30,6 +30,14 @@ def _current(root: Path) -> Path | None:
     return target if whoosh_index.exists_in(str(target)) else None
 
 
+def current_target(root: Path) -> Path | None:
+    """Where ``current`` points, without opening anything (cheap, per operation)."""
+    try:
+        return root / os.readlink(root / "current")
+    except OSError:
+        return None
+
+
 def new_generation(root: Path, language: str) -> tuple[Path, Index]:
     """Create an empty Whoosh index in a fresh generation directory."""
     root.mkdir(parents=True, exist_ok=True)

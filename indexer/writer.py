@@ -12,6 +12,7 @@ batch, so a document is in the index whole or not at all.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 
 from whoosh.index import Index, LockError
@@ -23,11 +24,20 @@ from .schema import doc_fields, page_fields
 
 
 class PageWriter:
-    def __init__(self, ix: Index, batch_pages: int = 500, lock_timeout: float = 30.0) -> None:
-        self._ix = ix
+    """Batches of document replacements and deletions, written at commit.
+
+    Operations are kept until the commit (the lock is taken at the first one), so a
+    document added twice in one batch, or two versions of one path, end as one:
+    Whoosh's delete_by_term does not reach documents added by the same writer."""
+
+    def __init__(self, ix: Callable[[], Index], batch_pages: int = 500, lock_timeout: float = 30.0) -> None:
+        self._ix = ix  # asked at each lock: a reindex may have switched generations
         self._batch_pages = batch_pages
         self._lock_timeout = lock_timeout
         self._writer: IndexWriter | None = None
+        # doc_hash → (record, pages) to add, or None to delete; path → doc_hash added.
+        self._ops: dict[str, tuple[DocumentRecord, list[PageRecord]] | None] = {}
+        self._paths: dict[str, str] = {}
         self._pending = 0
 
     def __enter__(self) -> PageWriter:
@@ -40,39 +50,55 @@ class PageWriter:
         else:
             self.cancel()
 
-    def _open(self) -> IndexWriter:
+    def _lock(self) -> None:
         if self._writer is None:
             try:
-                self._writer = self._ix.writer(timeout=self._lock_timeout)
+                self._writer = self._ix().writer(timeout=self._lock_timeout)
             except LockError:
                 raise IndexBusy("another process is writing to the index; only one writer may run at a time") from None
-        return self._writer
 
     def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
         """Replace whatever the index holds for this content or this path (a changed
         file) with the record and pages given; commits when the batch is full."""
-        writer = self._open()
-        writer.delete_by_term("doc_hash", doc.doc_hash)
-        writer.delete_by_term("path", doc.path)
-        writer.add_document(**doc_fields(doc))
-        for page in pages:
-            writer.add_document(**page_fields(doc, page))
+        self._lock()
+        earlier = self._paths.get(doc.path)
+        if earlier is not None and earlier != doc.doc_hash:
+            self._ops.pop(earlier, None)
+        self._ops.pop(doc.doc_hash, None)
+        self._ops[doc.doc_hash] = (doc, pages)
+        self._paths[doc.path] = doc.doc_hash
         self._pending += 1 + len(pages)
         if self._pending >= self._batch_pages:
             self.commit()
 
     def delete(self, doc_hash: str) -> None:
-        self._open().delete_by_term("doc_hash", doc_hash)
+        self._lock()
+        self._ops.pop(doc_hash, None)
+        self._ops[doc_hash] = None
         self._pending += 1
 
     def commit(self) -> None:
-        if self._writer is not None:
-            self._writer.commit()
-            self._writer = None
-            self._pending = 0
+        if self._writer is None:
+            return
+        writer = self._writer
+        for doc_hash, op in self._ops.items():
+            writer.delete_by_term("doc_hash", doc_hash)
+            if op is not None:
+                doc, pages = op
+                writer.delete_by_term("path", doc.path)
+                writer.add_document(**doc_fields(doc))
+                for page in pages:
+                    writer.add_document(**page_fields(doc, page))
+        writer.commit()
+        self._reset()
 
     def cancel(self) -> None:
         if self._writer is not None:
             self._writer.cancel()
-            self._writer = None
-            self._pending = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self._writer = None
+        self._ops.clear()
+        self._paths.clear()
+        self._pending = 0

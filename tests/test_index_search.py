@@ -181,8 +181,6 @@ def test_filename_field(library: Library) -> None:
     assert search(library, "filename:city") == pages_of(GUIDE, 1, 2, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the word before the extension is indexed glued to it "
-                                       "('notes.pdf', 'guide.pdf'), so filename:notes finds nothing")
 def test_filename_field_finds_the_last_word_before_the_extension(library: Library) -> None:
     assert search(library, "filename:notes") == pages_of(NOTES, 1, 2, 3)
     assert search(library, "filename:guide") == pages_of(GUIDE, 1, 2, 3)
@@ -269,14 +267,10 @@ def test_mixed_latin_and_chinese_query(library: Library) -> None:
     assert search(library, "PDF中文") == pages_of(ZH, 1)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (bigram-only CJK analysis): a one-character Han query "
-                                       "never matches inside a longer run")
 def test_single_han_character_query(library: Library) -> None:
     assert search(library, "检") == pages_of(ZH, 1, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a Chinese word broken by a line break ('全文检' / '索系统') is "
-                                       "not found; the analysis ends a CJK run at the newline")
 def test_chinese_word_across_a_line_break(tmp_path: Path) -> None:
     ix = PageIndex(tmp_path / "index")
     rec, pages = extracted(cjk_pdf([["PDF中文全文检", "索系统"]], GB), "/wrapped.pdf")
@@ -348,9 +342,6 @@ def test_filter_that_excludes_every_page_finds_nothing(library: Library, options
     assert result.hits == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: when the filters allow no page at all, total counts the "
-                                       "unfiltered matches (Whoosh's FilterCollector treats an empty "
-                                       "allow set as no filter when counting)")
 @pytest.mark.parametrize("options", [
     {"path_glob": "/elsewhere/*"},
     {"min_coverage": 1.5},
@@ -553,9 +544,6 @@ def test_page_texts_round_trip(library: Library) -> None:
         assert library.ix.page_texts(library.hash(path)) == {p.number: p.text for p in pages}
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: searches only ever return page documents (the filter "
-                                       "requires kind=page), so a failed file's record is not "
-                                       "searchable by its error text")
 def test_failed_records_are_searchable_by_error(library: Library) -> None:
     result = library.ix.search("error:xref", SearchOptions(limit=100))
     assert DAMAGED in {h.path for h in result.hits}

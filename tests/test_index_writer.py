@@ -143,9 +143,6 @@ def test_explicit_cancel(tmp_path: Path) -> None:
     assert not _visible(root, "cancelled") and _visible(root, "committed")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: PageWriter.add deletes by doc_hash/path only among committed "
-                                       "documents, so a document added twice in one batch is indexed twice "
-                                       "(two records, duplicate page hits; check() does not notice)")
 def test_same_document_twice_in_one_batch_is_indexed_once(tmp_path: Path) -> None:
     ix = PageIndex(tmp_path / "index")
     with ix.writer() as writer:
@@ -155,8 +152,6 @@ def test_same_document_twice_in_one_batch_is_indexed_once(tmp_path: Path) -> Non
     assert ix.stats().documents == 1 and ix.stats().pages == 2
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a changed file at the same path added twice in one batch "
-                                       "keeps both versions (the path delete sees only committed documents)")
 def test_changed_file_in_one_batch_replaces_the_old_version(tmp_path: Path) -> None:
     ix = PageIndex(tmp_path / "index")
     with ix.writer() as writer:
@@ -378,8 +373,6 @@ def test_missing_index_is_not_created_when_create_is_false(tmp_path: Path) -> No
     assert not (tmp_path / "absent").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: reindex() removes the generation the calling PageIndex "
-                                       "still has open; its next search raises Whoosh's EmptyIndexError")
 def test_index_that_ran_reindex_keeps_working(tmp_path: Path) -> None:
     ix = PageIndex(tmp_path / "index")
     ix.add(*_doc("doc", "/doc.pdf", "words"))
@@ -389,9 +382,6 @@ def test_index_that_ran_reindex_keeps_working(tmp_path: Path) -> None:
     assert ix.search("words").total == 2
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a reader opened before a reindex (e.g. a long-running "
-                                       "process) gets whoosh.index.EmptyIndexError, not a result or a "
-                                       "SearchIndexError")
 def test_reader_opened_before_reindex_gets_results_or_an_index_error(tmp_path: Path) -> None:
     root = tmp_path / "index"
     PageIndex(root).add(*_doc("doc", "/doc.pdf", "words"))
@@ -401,9 +391,6 @@ def test_reader_opened_before_reindex_gets_results_or_an_index_error(tmp_path: P
         assert reader.search("words").total == 1
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: reindex takes no writer lock; a batch being written during "
-                                       "a reindex goes to the old generation, which reindex then deletes "
-                                       "(the writer's commit fails and the batch is lost)")
 def test_reindex_does_not_lose_a_concurrent_writers_batch(tmp_path: Path) -> None:
     root = tmp_path / "index"
     ix = PageIndex(root)

@@ -1,0 +1,1068 @@
+"""Bulk-ingest throughput of ``pdfindex ingest``: pages/second with one and two
+extraction processes, embedded and through Celery, and where the time goes.
+
+What is measured, in one run, on one generated folder of PDFs:
+
+* **embedded**: the whole command ``python -m cli.main ingest FOLDER --index DIR
+  --workers N`` for N = 1 and 2, wall clock from spawn to exit, each into a fresh
+  index directory.  This is what a user pays: interpreter start-up, imports,
+  planning (hashing every file), the billiard pool's start-up, extraction in the
+  pool, and the index writes, which happen in the command's own process (the
+  single writer).
+* **celery**: the same command with ``PDFINDEX_BROKER_URL`` set, while one Celery
+  worker (``celery -A workers.app worker -Q extract,index --concurrency N``) is
+  running, for N = 1 and 2.  The worker is started, and waited for until it
+  answers a ping, *before* the clock starts, so worker start-up is not timed;
+  the index writes run as ``pdfindex.write`` tasks in the same worker pool (the
+  "index" queue), so with ``--concurrency N`` the N processes share extraction
+  and writing.  Redis database 14 only; it is flushed before each worker starts.
+  The ingest client polls Redis every 0.5 s, so a Celery time can be up to
+  0.5 s late.
+* **scaling**: pages/s with 2 processes over pages/s with 1, per mode, against
+  the target of >= 1.7x on a 2-core machine.
+* **phase split**: the share of single-process CPU work that is extraction and
+  that is indexing, measured in this process without any pool or broker:
+  (a) ``pipeline.extract`` over every file, (b) writing the resulting page
+  records with ``PageIndex.writer`` at the batch size the ingest uses
+  (``PDFINDEX_BATCH_PAGES``, commits included).  a/(a+b) and b/(a+b) tell how
+  far more extraction processes can help while one process writes: with one
+  writer, ``b`` is a floor under the wall time whatever the number of workers,
+  and on 2 cores the writer competes with the extractors for CPU.  The JSON
+  hand-off (``Outcome.to_json`` in the worker, ``from_json`` in the writer) is
+  timed too, as it is extra work the parallel modes do and a single process
+  would not need.
+* **diagnosis** (embedded, unless ``--no-diagnose``): the same ingest once more per
+  worker count under a wrapper that reports the writer process's own CPU time
+  and its pool's, so one sees whether the single writer process is saturated.
+  Not part of the timed numbers.
+
+Why whole commands and not functions: scaling is limited by what is serial in
+the real command (start-up, planning, the writer, the final commit), and those
+only show when the real command runs.  Best of ``--runs`` is kept per
+configuration, because noise only ever adds time.
+
+The PDFs are generated with ``tests/pdfwriter.py`` (fixed seed): ``--files``
+documents of ``--pages-per-file`` pages (a range, e.g. 5-30, or one number), about
+300-400 words a page of English-like text in the ways real producers set it: TeX
+style (Times, TJ arrays with word gaps as numbers and kerning), office style (a
+subset TrueType font with ToUnicode and hex strings, TJ with space glyphs), and
+browser style (Helvetica, one ``Tm`` + ``Tj`` per line).
+
+Usage::
+
+    .venv/bin/python bench/ingest_throughput.py [--files 60] [--pages-per-file 5-30]
+        [--modes embedded,celery] [--runs 1] [--keep DIR]
+    .venv/bin/python bench/ingest_throughput.py --files 6 --pages-per-file 3 --modes embedded  # quick
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import random
+import re
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType, MappingProxyType
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # for tests.pdfwriter (and the project) when run as a script
+    sys.path.insert(0, str(ROOT))
+
+from pdfminer.fontmetrics import FONT_METRICS  # noqa: E402
+
+from tests.pdfwriter import Name, PdfWriter, Ref, tounicode_cmap  # noqa: E402
+
+TARGET_SCALING = 1.7
+SEED = 20240917
+DEFAULT_FILES = 60
+DEFAULT_PAGES_PER_FILE = "5-30"
+DEFAULT_RUNS = 1
+DEFAULT_TIMEOUT = 1800.0
+REDIS_DB = 14  # the only Redis database this benchmark touches
+DEFAULT_REDIS = "redis://127.0.0.1:6379"
+WORKER_READY_TIMEOUT = 90.0
+WORKER_STOP_TIMEOUT = 30.0
+DEFAULT_QUIET_WAIT = 300.0
+DEFAULT_QUIET_THRESHOLD = 0.3  # cores
+PROCESS_COUNTS = (1, 2)
+MODES = ("embedded", "celery")
+
+# ------------------------------------------------------------------ generator
+
+#: Body words, most frequent first; drawn with Zipf-like weights so the index
+#: sees a realistic term distribution (a few very common words, a long tail).
+VOCABULARY: tuple[str, ...] = (
+    "the", "of", "and", "to", "in", "a", "is", "that", "for", "it", "as", "was", "with", "be",
+    "by", "on", "not", "this", "are", "or", "from", "at", "which", "but", "have", "an", "had",
+    "they", "were", "their", "one", "all", "we", "can", "has", "there", "been", "if", "more",
+    "when", "will", "would", "who", "so", "no", "time", "about", "many", "then", "them", "some",
+    "these", "two", "may", "first", "water", "people", "over", "after", "years", "work", "system",
+    "between", "number", "through", "world", "general", "however", "because", "government",
+    "public", "against", "under", "without", "example", "within", "problem", "should", "during",
+    "develop", "information", "second", "large", "process", "several", "important", "political",
+    "although", "different", "following", "economic", "national", "evidence", "therefore",
+    "research", "analysis", "particular", "structure", "condition", "effective", "knowledge",
+    "relation", "available", "position", "document", "surface", "pressure", "argument",
+    "distance", "temperature", "function", "measure", "morning", "village", "journey", "harbour",
+    "window", "garden", "river", "mountain", "weather", "letter", "question", "answer", "history",
+    "method", "theory", "value", "result", "figure", "table", "section", "chapter", "volume",
+    "index", "search", "reader", "writer", "printer", "library", "archive", "record", "market",
+    "company", "payment", "invoice", "account", "balance", "quarter", "annual", "report",
+    "summary", "review", "approach", "quality", "average", "variation", "sample", "survey",
+    "model", "proof", "lemma", "equation", "matrix", "vector", "element", "boundary", "kernel",
+    "affine", "flow", "offer", "office", "efficient", "difficult", "waffle", "fjord", "avoid",
+    "toward", "every", "away", "yellow", "wave", "very", "fever", "eye", "key", "yet", "quickly",
+    "brown", "fox", "jumps", "lazy", "dog", "zeal", "jazz", "quiz", "oxygen", "committee",
+    "contract", "delivery", "customer", "supplier", "schedule", "estimate", "revenue", "expense",
+    "liability", "interest", "mortgage", "property", "tenant", "landlord", "insurance", "claim",
+    "policy", "premium", "coverage", "hospital", "patient", "treatment", "diagnosis", "clinical",
+    "protein", "molecule", "reaction", "catalyst", "solvent", "crystal", "spectrum", "frequency",
+    "amplitude", "signal", "circuit", "voltage", "current", "resistance", "battery", "engine",
+    "turbine", "aircraft", "railway", "station", "platform", "passenger", "freight", "vessel",
+    "cargo", "customs", "border", "treaty", "parliament", "election", "candidate", "minister",
+    "ministry", "agency", "regulation", "directive", "article", "paragraph", "clause", "appendix",
+    "annex", "footnote", "citation", "bibliography", "manuscript", "editor", "publisher",
+    "edition", "translation", "dictionary", "grammar", "syntax", "semantic", "lexicon", "corpus",
+    "algorithm", "complexity", "compiler", "database", "network", "protocol", "packet",
+    "latency", "throughput", "bandwidth", "memory", "processor", "thread", "scheduler",
+    "storage", "backup", "recovery", "incident", "security", "password", "certificate",
+    "encryption", "signature", "authority", "registry", "inventory", "warehouse", "shipment",
+    "container", "pallet", "harvest", "wheat", "barley", "orchard", "vineyard", "forest",
+    "meadow", "glacier", "volcano", "earthquake", "coastline", "estuary", "lagoon", "island",
+    "peninsula", "climate", "rainfall", "drought", "erosion", "sediment", "mineral", "granite",
+    "limestone", "quarry", "foundation", "concrete", "timber", "bridge", "tunnel", "highway",
+    "junction", "municipal", "council", "district", "province", "territory", "census",
+    "household", "income", "employment", "wage", "pension", "benefit", "taxation", "deduction",
+)
+
+#: Number-like tokens as invoices and reports have them.
+NUMBERS: tuple[str, ...] = ("2019", "2020", "2021", "2022", "2023", "2024", "12.5", "3.75", "100", "250",
+                            "1,200", "48", "7", "15", "30", "99.9", "0.05", "365", "4-6", "10:30")
+
+#: Pair kerns in thousandths of an em (a TJ number between the two letters).
+KERNING: Mapping[str, float] = MappingProxyType({
+    "av": 20, "va": 25, "wa": 15, "ye": 15, "yo": 15, "ro": 10, "ke": 10, "fo": 10, "ov": 15,
+    "ow": 10, "vo": 15, "we": 20, "ty": 10, "To": 80, "Wa": 80, "Av": 74, "Yo": 100,
+    "y.": 55, "y,": 55, "r.": 40, "r,": 40, "f.": 28, "w.": 65, "v.": 65,
+})
+
+#: Word-gap TJ numbers as TeX writes interword glue after justification.
+TEX_GAPS: tuple[float, ...] = (-333, -333, -327.8, -349.5, -305.2, -361, -290.7)
+
+STYLES = ("tex", "office", "browser")
+FONT_SIZE = 10.0
+LEADING = 13.2
+LEFT, TOP = 72.0, 712.0
+LINE_WIDTH = 360.0  # points of body text a line is filled to (estimated widths)
+LINES_PER_PAGE = (27, 31)
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    folder: Path
+    files: tuple[Path, ...]
+    pages: int
+    words: int  # body words drawn, all pages
+    tokens: int  # alphabetic tokens drawn (header, body), all pages: what extraction should give back
+    bytes: int
+    styles: Mapping[str, int]  # files per producer style
+
+
+@dataclass(frozen=True, slots=True)
+class _Face:
+    """A font resource and how a character becomes bytes in its strings."""
+
+    resource: str
+    codes: Mapping[str, int]
+    hex_strings: bool
+
+    def string(self, text: str) -> bytes:
+        data = bytes(self.codes[c] for c in text)
+        if self.hex_strings:
+            return b"<" + data.hex().upper().encode() + b">"
+        return b"(" + data.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
+
+
+def _charset() -> str:
+    letters = sorted(set("".join(VOCABULARY)) | set("".join(VOCABULARY).upper()))
+    return " .,:;-" + "0123456789" + "".join(letters)
+
+
+def _fonts(w: PdfWriter) -> tuple[Ref, dict[str, _Face]]:
+    """F1 Helvetica, F2 Times-Roman (standard 14, WinAnsi), F3 a subset-style
+    TrueType font numbering its glyphs from 3 (as office exports do), with
+    /Widths and text only through a Flate-compressed ToUnicode map."""
+    ascii_codes = {c: ord(c) for c in _charset()}
+    subset_codes = {c: 3 + i for i, c in enumerate(_charset())}
+    widths = [float(FONT_METRICS["Helvetica"][1][c]) for c in _charset()]
+    fonts = {
+        "F1": w.standard_font("Helvetica", encoding="WinAnsiEncoding"),
+        "F2": w.standard_font("Times-Roman", encoding="WinAnsiEncoding"),
+        "F3": w.simple_font(
+            "TrueType", base_font="ABCDEF+BenchSans", first_char=3, widths=widths,
+            to_unicode=tounicode_cmap([(bytes([code]), c) for c, code in subset_codes.items()]),
+            to_unicode_filter="FlateDecode",
+            descriptor={"Flags": 4, "FontBBox": [-166, -225, 1000, 931], "Ascent": 905, "Descent": -212,
+                        "CapHeight": 718, "StemV": 88, "XHeight": 523}),
+    }
+    faces = {
+        "F1": _Face("F1", ascii_codes, hex_strings=False),
+        "F2": _Face("F2", ascii_codes, hex_strings=False),
+        "F3": _Face("F3", subset_codes, hex_strings=True),
+    }
+    resources = w.add({"Font": fonts, "ProcSet": [Name("PDF"), Name("Text")]})
+    return resources, faces
+
+
+class _Text:
+    """English-like running text: sentences of 6-22 Zipf-weighted words,
+    capitalised, with commas and the odd number."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.left = 0
+        self.pending = ""
+        self.weights = [1.0 / (rank + 1) ** 0.9 for rank in range(len(VOCABULARY))]
+
+    def word(self) -> str:
+        rng = self.rng
+        start = self.left == 0
+        if start:
+            self.left = rng.randint(6, 22)
+        self.left -= 1
+        word = rng.choice(NUMBERS) if rng.random() < 0.03 else rng.choices(VOCABULARY, self.weights)[0]
+        if start:
+            word = word.capitalize()
+        if self.left == 0:
+            word += "."
+        elif rng.random() < 0.07:
+            word += ","
+        return word
+
+    def line(self) -> list[str]:
+        """Words filling about LINE_WIDTH points (0.5 em a character on average);
+        the word that does not fit starts the next line."""
+        words: list[str] = [self.pending] if self.pending else []
+        width = sum((len(w) + 1) * FONT_SIZE * 0.5 for w in words)
+        while True:
+            word = self.word()
+            width += (len(word) + 1) * FONT_SIZE * 0.5
+            if words and width > LINE_WIDTH:
+                self.pending = word
+                return words
+            words.append(word)
+
+
+def _tj(face: _Face, items: Sequence[str | float]) -> bytes:
+    """A TJ array from characters and numbers (adjacent characters form one string)."""
+    out: list[bytes] = []
+    run = ""
+    for item in items:
+        if isinstance(item, str):
+            run += item
+            continue
+        if run:
+            out.append(face.string(run))
+            run = ""
+        out.append(b"%g" % item)
+    if run:
+        out.append(face.string(run))
+    return b"[" + b"".join(out) + b"] TJ"
+
+
+def _kerned(word: str) -> list[str | float]:
+    items: list[str | float] = []
+    for j, ch in enumerate(word):
+        if j and word[j - 1:j + 1] in KERNING:
+            items.append(KERNING[word[j - 1:j + 1]])
+        items.append(ch)
+    return items
+
+
+def _body(style: str, lines: Sequence[Sequence[str]], faces: Mapping[str, _Face], rng: random.Random) -> bytes:
+    """The body text of a page in one producer's manner."""
+    ops: list[bytes] = []
+    if style == "browser":  # Skia: every run positioned absolutely, Tj with real spaces
+        face = faces["F1"]
+        ops.append(b"BT /F1 %g Tf" % FONT_SIZE)
+        for n, words in enumerate(lines):
+            ops.append(b"1 0 0 1 %g %g Tm %s Tj" % (LEFT, TOP - n * LEADING, face.string(" ".join(words))))
+        ops.append(b"ET")
+        return b"\n".join(ops)
+    face = faces["F2"] if style == "tex" else faces["F3"]
+    ops.append(b"BT /%s %g Tf %g TL %g %g Td" % (face.resource.encode(), FONT_SIZE, LEADING, LEFT, TOP))
+    for n, words in enumerate(lines):
+        items: list[str | float] = []
+        for i, word in enumerate(words):
+            if i:
+                if style == "tex":
+                    items.append(rng.choice(TEX_GAPS))  # no space glyph: the gap is a number
+                else:
+                    items.append(" ")
+            items.extend(_kerned(word))
+        ops.append((b"T* " if n else b"") + _tj(face, items))
+    ops.append(b"ET")
+    return b"\n".join(ops)
+
+
+def _document(path: Path, pages: int, style: str, title: str, text: _Text,
+              rng: random.Random) -> tuple[int, int]:
+    """Write one PDF; returns (body words, alphabetic tokens) drawn."""
+    w = PdfWriter(file_id=path.stem.encode().ljust(16, b"-")[:16])
+    w.set_info({"Title": title.encode(), "Producer": f"tests/pdfwriter.py ({style} style)".encode()})
+    resources, faces = _fonts(w)
+    words = tokens = 0
+    for number in range(1, pages + 1):
+        lines = [text.line() for _ in range(rng.randint(*LINES_PER_PAGE))]
+        header = f"{title} - page {number} of {pages}"
+        words += sum(len(line) for line in lines)
+        tokens += len(_WORD.findall(header)) + sum(len(_WORD.findall(" ".join(line))) for line in lines)
+        content = b"\n".join([
+            b"BT /F1 9 Tf %g 750 Td %s Tj ET" % (LEFT, faces["F1"].string(header)),
+            b"q 0.5 w %g 742 m %g 742 l S Q" % (LEFT, 612 - LEFT),
+            _body(style, lines, faces, rng),
+            b"BT /F2 9 Tf 300 40 Td %s Tj ET" % faces["F2"].string(str(number)),
+        ]) + b"\n"
+        w.add_page(content, resources=resources, filter="FlateDecode")
+    w.save(path)
+    return words, tokens
+
+
+def build_corpus(folder: Path, files: int, pages: tuple[int, int], seed: int = SEED) -> Corpus:
+    """Write ``files`` PDFs of ``pages`` (min, max) pages each into ``folder``;
+    deterministic for a given seed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    text = _Text(rng)
+    paths: list[Path] = []
+    total_pages = total_words = total_tokens = 0
+    styles: dict[str, int] = {}
+    for i in range(files):
+        count = rng.randint(*pages)
+        style = STYLES[i % len(STYLES)]
+        title = " ".join(w.capitalize() for w in rng.sample(VOCABULARY[40:], 3))
+        path = folder / f"doc-{i + 1:04d}-{style}.pdf"
+        words, tokens = _document(path, count, style, title, text, rng)
+        total_words += words
+        total_tokens += tokens
+        total_pages += count
+        styles[style] = styles.get(style, 0) + 1
+        paths.append(path)
+    return Corpus(folder, tuple(paths), total_pages, total_words, total_tokens, sum(p.stat().st_size for p in paths),
+                  MappingProxyType(styles))
+
+
+# ------------------------------------------------------------------ machine load
+
+def machine_busy() -> float:
+    """CPU seconds the machine's CPUs have been busy since boot, all processes
+    (/proc/stat: everything but idle and iowait; steal counts as busy, since the
+    CPU was not ours then)."""
+    with open("/proc/stat", encoding="ascii") as fh:
+        values = [int(v) for v in fh.readline().split()[1:9]]  # user nice system idle iowait irq softirq steal
+    return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def group_cpu(pgid: int) -> float:
+    """CPU seconds of the live processes of one process group (/proc)."""
+    total = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="utf-8", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[2]) == pgid:  # after "pid (comm)": state ppid pgrp ... utime(11) stime(12)
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def other_load(seconds: float = 2.0) -> float:
+    """Cores busy over ``seconds`` while this process sleeps: the other processes' load."""
+    busy = machine_busy()
+    time.sleep(seconds)
+    return (machine_busy() - busy) / seconds
+
+
+def wait_until_quiet(max_wait: float, threshold: float) -> float:
+    """Wait (at most ``max_wait`` s) until the rest of the machine uses less than
+    ``threshold`` cores; returns the last load measured. Another job sharing the
+    2 cores would slow the 2-process runs most and fake a scaling problem."""
+    deadline = time.monotonic() + max_wait
+    load = other_load()
+    while load >= threshold and time.monotonic() < deadline:
+        print(f"  waiting for a quiet machine: other processes use {load:.2f} cores", file=sys.stderr)
+        time.sleep(3.0)
+        load = other_load()
+    return load
+
+
+# ------------------------------------------------------------------ timed commands
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One configuration's best (fastest) run."""
+
+    mode: str
+    processes: int
+    seconds: float | None  # None: failed
+    pages: int = 0
+    cpu: float | None = None  # CPU seconds of the command, its pool, and (celery) the worker
+    other: float | None = None  # cores other processes of the machine used meanwhile, on average
+    first_extracted: float | None = None  # seconds from spawn until the first file's extraction ended
+    last_extracted: float | None = None  # ... until the last file's extraction ended
+    commits: int | None = None  # index commits the run made
+    error: str | None = None
+
+    def pages_per_second(self) -> float | None:
+        return None if self.seconds is None or self.seconds <= 0 else self.pages / self.seconds
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def child_env(broker_url: str | None) -> dict[str, str]:
+    """The environment of every command: ours without PDFINDEX_* settings (defaults
+    apply, so runs are comparable), plus the broker when given."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    if broker_url:
+        env["PDFINDEX_BROKER_URL"] = broker_url
+    return env
+
+
+def ingest_command(folder: Path, index_dir: Path, workers: int | None) -> list[str]:
+    cmd = [sys.executable, "-m", "cli.main", "ingest", str(folder), "--index", str(index_dir)]
+    return cmd + (["--workers", str(workers)] if workers is not None else [])
+
+
+def _tail(text: str, lines: int = 3) -> str:
+    return " | ".join(text.strip().splitlines()[-lines:])[:400]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexFacts:
+    problem: str | None  # None: every page and file record is there
+    first_extracted: float = 0.0  # epoch seconds: the file records' ``ingested``, set when extraction ends
+    last_extracted: float = 0.0
+    commits: int = 0
+
+
+def inspect_index(index_dir: Path, expected_pages: int, expected_files: int) -> IndexFacts:
+    """Check what a run left: all pages and file records, when extractions ended
+    (each file record's ``ingested`` time is taken as its extraction finishes), and
+    how many commits were made (Whoosh's table-of-contents generation, _MAIN_N.toc)."""
+    from indexer import PageIndex  # noqa: PLC0415 - after sys.path is set
+
+    index = PageIndex(index_dir)
+    stats = index.stats()
+    if stats.pages != expected_pages or stats.documents != expected_files:
+        return IndexFacts(f"index holds {stats.pages} pages of {stats.documents} files; expected "
+                          f"{expected_pages} pages of {expected_files} files ({stats.by_status})")
+    times = [doc.ingested for doc in index.documents()]
+    tocs = [int(m.group(1)) for f in index.path.iterdir() if (m := re.fullmatch(r"_MAIN_(\d+)\.toc", f.name))]
+    return IndexFacts(None, min(times), max(times), max(tocs, default=0))
+
+
+def timed_ingest(mode: str, processes: int, corpus: Corpus, index_dir: Path, workers: int | None,
+                 env: Mapping[str, str], timeout: float, worker_cpu: Callable[[], float] | None = None) -> Run:
+    """Run and time one ingest command; check the index it made."""
+    cmd = ingest_command(corpus.folder, index_dir, workers)
+    cpu0, busy0, extra0 = _children_cpu(), machine_busy(), worker_cpu() if worker_cpu else 0.0
+    epoch = time.time()
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(cmd, cwd=ROOT, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return Run(mode, processes, None, corpus.pages, error=f"timed out after {timeout:g} s")
+    seconds = time.perf_counter() - start
+    busy, extra = machine_busy() - busy0, (worker_cpu() if worker_cpu else 0.0) - extra0
+    cpu = _children_cpu() - cpu0 + extra
+    other = max(0.0, busy - cpu) / seconds
+    if done.returncode != 0:
+        return Run(mode, processes, None, corpus.pages, error=f"exit {done.returncode}: {_tail(done.stderr)}")
+    facts = inspect_index(index_dir, corpus.pages, len(corpus.files))
+    if facts.problem:
+        return Run(mode, processes, None, corpus.pages, error=f"{facts.problem}; output: {_tail(done.stdout, 6)}")
+    return Run(mode, processes, seconds, corpus.pages, cpu, other, facts.first_extracted - epoch,
+               facts.last_extracted - epoch, facts.commits)
+
+
+@dataclass(frozen=True, slots=True)
+class Quiet:
+    """How long to wait for the rest of the machine to calm down before a timed run."""
+
+    max_wait: float
+    threshold: float  # cores
+
+    def wait(self) -> None:
+        if self.max_wait > 0:
+            wait_until_quiet(self.max_wait, self.threshold)
+
+
+def _best(runs: Sequence[Run]) -> Run:
+    failed = [r for r in runs if r.seconds is None]
+    if failed:
+        return failed[0]
+    return min(runs, key=lambda r: r.seconds or 0.0)
+
+
+def embedded_once(corpus: Corpus, workers: int, workdir: Path, timeout: float, quiet: Quiet) -> Run:
+    """One timed embedded ingest into a fresh index."""
+    index_dir = workdir / f"index-embedded-{workers}"
+    quiet.wait()
+    try:
+        return timed_ingest("embedded", workers, corpus, index_dir, workers, child_env(None), timeout)
+    finally:
+        shutil.rmtree(index_dir, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ Celery worker
+
+def _flush(redis_url: str) -> None:
+    """Empty database REDIS_DB (and only it)."""
+    import redis  # noqa: PLC0415
+
+    client = redis.Redis.from_url(f"{redis_url}/{REDIS_DB}", socket_timeout=10)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+def _ping(broker_url: str, destination: list[str] | None, timeout: float) -> list[str]:
+    """Names of the workers that answer a ping on this broker."""
+    from celery import Celery  # noqa: PLC0415
+
+    app = Celery("pdfindex-bench-ping", broker=broker_url)
+    try:
+        replies = app.control.ping(destination=destination, timeout=timeout)
+    finally:
+        app.close()
+    return [name for reply in replies for name in reply]
+
+
+def _alive(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether anything of the worker's process group (the worker, its pool) remains."""
+    if proc.poll() is None:
+        return True
+    try:
+        os.killpg(proc.pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
+    """Warm shutdown (SIGTERM: finish the current task, then exit), then SIGKILL
+    for the worker's own process group (its pool) if anything is left."""
+    with contextlib.suppress(ProcessLookupError):
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and _alive(proc):
+        time.sleep(0.1)
+    if _alive(proc):
+        print(f"  celery worker {proc.pid} did not stop in {grace:g} s; killing its process group",
+              file=sys.stderr)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(proc):  # orphaned pool processes being reaped
+        time.sleep(0.1)
+
+
+@dataclass(frozen=True, slots=True)
+class Worker:
+    name: str
+    pid: int  # also its process group: the worker and its pool processes
+
+    def cpu(self) -> float:
+        return group_cpu(self.pid)
+
+
+@contextlib.contextmanager
+def celery_worker(concurrency: int, env: Mapping[str, str], log: Path,
+                  ready_timeout: float = WORKER_READY_TIMEOUT) -> Iterator[Worker]:
+    """Run one worker on the queues extract and index until the block ends, even on
+    errors or Ctrl-C; yields once it answers a ping. The worker leads a process
+    group of its own, so its pool can be stopped with it and nothing else is."""
+    name = f"pdfindex-bench-{os.getpid()}-{concurrency}@{socket.gethostname()}"
+    cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", "extract,index",
+           "--concurrency", str(concurrency), "-n", name, "--loglevel", "WARNING",
+           "--without-gossip", "--without-mingle"]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + ready_timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"celery worker exited with {proc.returncode}: "
+                                   f"{_tail(log.read_text(errors='replace'))}")
+            if name in _ping(env["PDFINDEX_BROKER_URL"], [name], 1.0):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"celery worker not ready after {ready_timeout:g} s")
+        yield Worker(name, proc.pid)
+    finally:
+        _stop(proc, WORKER_STOP_TIMEOUT)
+
+
+def celery_once(corpus: Corpus, concurrency: int, workdir: Path, timeout: float, redis_url: str,
+                quiet: Quiet) -> Run:
+    """Database REDIS_DB flushed, a fresh worker started and ready, then one timed
+    ingest through it into a fresh index; the worker is stopped whatever happens."""
+    env = child_env(f"{redis_url}/{REDIS_DB}")
+    index_dir = workdir / f"index-celery-{concurrency}"
+    _flush(redis_url)
+    try:
+        with celery_worker(concurrency, env, workdir / f"worker-{concurrency}.log") as worker:
+            quiet.wait()
+            return timed_ingest("celery", concurrency, corpus, index_dir, None, env, timeout, worker.cpu)
+    except RuntimeError as exc:
+        return Run("celery", concurrency, None, corpus.pages, error=str(exc))
+    finally:
+        shutil.rmtree(index_dir, ignore_errors=True)
+        _flush(redis_url)
+
+
+# ------------------------------------------------------------------ phase split
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    cpu: float  # CPU seconds of this process
+    wall: float
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    extract: Phase  # (a) pipeline.extract over every file, one process
+    index: Phase  # (b) PageIndex writer over the extracted pages, same batch size, commits included
+    handoff: Phase  # Outcome.to_json + from_json of every file (what the pool modes add)
+    batch_pages: int
+    tokens_found: float  # alphabetic tokens extracted / drawn (1.0: no merged or split words)
+
+
+@contextlib.contextmanager
+def _clock(into: list[Phase]) -> Iterator[None]:
+    cpu, wall = time.process_time(), time.perf_counter()
+    try:
+        yield
+    finally:
+        into.append(Phase(time.process_time() - cpu, time.perf_counter() - wall))
+
+
+def _sum(phases: Sequence[Phase]) -> Phase:
+    return Phase(sum(p.cpu for p in phases), sum(p.wall for p in phases))
+
+
+def phase_split(corpus: Corpus, workdir: Path) -> Split:
+    """(a), (b), (c) in this process, one after the other; each file's document is
+    dropped after extraction, as a pool process does."""
+    import config  # noqa: PLC0415 - after sys.path is set
+    import pipeline  # noqa: PLC0415
+    from indexer import DocumentRecord, PageIndex, PageRecord, Status  # noqa: PLC0415
+    from workers.outcome import Outcome  # noqa: PLC0415
+
+    settings = config.load(child_env(None))
+    extracting: list[Phase] = []
+    outcomes: list[Outcome] = []
+    tokens = 0
+    for path in corpus.files:
+        with _clock(extracting):
+            doc = pipeline.extract(path)
+        pages = [PageRecord(number=p.number, text=p.text, coverage=p.quality.coverage, glyphs=p.quality.glyphs,
+                            unresolved=p.quality.unresolved, needs_ocr=p.quality.needs_ocr) for p in doc.pages]
+        tokens += sum(len(_WORD.findall(p.text)) for p in pages)
+        st = path.stat()
+        outcomes.append(Outcome(DocumentRecord(
+            doc_hash=f"{path.name}-{st.st_size}", path=str(path), status=Status.INDEXED, page_count=len(pages),
+            title=doc.info.get("Title", ""), producer=doc.info.get("Producer", ""), size=st.st_size,
+            mtime=st.st_mtime, ingested=time.time()), pages))
+        del doc
+
+    handing: list[Phase] = []
+    with _clock(handing):
+        handed = [Outcome.from_json(o.to_json()) for o in outcomes]
+
+    index_dir = workdir / "index-split"
+    index = PageIndex(index_dir, settings.language)
+    indexing: list[Phase] = []
+    try:
+        with _clock(indexing), index.writer(batch_pages=settings.batch_pages) as writer:
+            for outcome in handed:
+                writer.add(outcome.doc, outcome.pages)
+    finally:
+        shutil.rmtree(index_dir, ignore_errors=True)
+    return Split(_sum(extracting), _sum(indexing), _sum(handing), settings.batch_pages,
+                 tokens / corpus.tokens if corpus.tokens else 1.0)
+
+
+# ------------------------------------------------------------------ diagnosis
+
+#: Runs ``python -m cli.main ARGS`` unchanged, with timers wrapped around the
+#: embedded ingest's steps (in this child process only; nothing on disk changes):
+#: when each extraction result arrives (the pool's result thread decodes it with
+#: Outcome.from_json), how long the main thread spends in PageWriter.add and
+#: commit, when run_embedded starts and returns, and the CPU time of this process
+#: (the single writer) and of its pool processes.
+_WRAPPER = r"""
+import atexit, json, resource, runpy, sys, time
+T0 = time.perf_counter()
+ev = {"arrivals": [], "add": 0.0, "commit": 0.0, "commits": 0, "run": [0.0, 0.0], "loop_end": 0.0}
+import indexer.writer as iw, workers.embedded as we, workers.outcome as wo
+add, commit, from_json, run_embedded = iw.PageWriter.add, iw.PageWriter.commit, wo.Outcome.from_json, we.run_embedded
+nested = []
+def t_add(self, doc, pages):
+    s = time.perf_counter(); nested.append(0.0)
+    try:
+        return add(self, doc, pages)
+    finally:
+        ev["add"] += time.perf_counter() - s - nested.pop()
+def t_commit(self):
+    s, real = time.perf_counter(), self._writer is not None
+    try:
+        return commit(self)
+    finally:
+        d = time.perf_counter() - s; ev["commit"] += d; ev["commits"] += real
+        ev["loop_end"] = time.perf_counter() - T0
+        if nested: nested[-1] += d
+def t_from_json(data):
+    ev["arrivals"].append(time.perf_counter() - T0)
+    return from_json(data)
+def t_run(*args, **kwargs):
+    ev["run"][0] = time.perf_counter() - T0
+    try:
+        return run_embedded(*args, **kwargs)
+    finally:
+        ev["run"][1] = time.perf_counter() - T0
+iw.PageWriter.add, iw.PageWriter.commit, we.run_embedded = t_add, t_commit, t_run
+wo.Outcome.from_json = staticmethod(t_from_json)
+def report():
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    ev.update(wall=time.perf_counter() - T0, self_cpu=me.ru_utime + me.ru_stime, pool_cpu=kids.ru_utime + kids.ru_stime)
+    sys.stderr.write("BENCH-DIAG " + json.dumps(ev) + "\n")
+atexit.register(report)
+sys.argv = ["cli.main", *sys.argv[1:]]
+runpy.run_module("cli.main", run_name="__main__", alter_sys=True)
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnosis:
+    """Timeline of one embedded ingest, seconds from the interpreter's start
+    (after ~0.05 s of bare start-up the wrapper cannot see)."""
+
+    workers: int
+    wall: float
+    run_start: float  # imports, settings, planning (hashing) done; the pool is created
+    first_result: float  # first extraction result back in the writer process
+    last_result: float  # last one back: extraction is over
+    loop_end: float  # the writer's final commit done
+    run_end: float  # run_embedded returned: pool terminated and joined
+    add: float  # main thread inside PageWriter.add (commits excluded)
+    commit: float  # main thread inside commits
+    commits: int
+    writer_cpu: float  # CPU of the ingest process: imports, planning, result decoding, index writes
+    pool_cpu: float  # CPU of its extraction processes
+
+
+def diagnose_embedded(corpus: Corpus, workers: int, workdir: Path, timeout: float, quiet: Quiet) -> Diagnosis | str:
+    """The embedded ingest once more (untimed), under ``_WRAPPER``."""
+    index_dir = workdir / f"index-diagnose-{workers}"
+    cmd = [sys.executable, "-c", _WRAPPER, "ingest", str(corpus.folder), "--index", str(index_dir),
+           "--workers", str(workers)]
+    quiet.wait()
+    try:
+        done = subprocess.run(cmd, cwd=ROOT, env=child_env(None), stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout:g} s"
+    finally:
+        shutil.rmtree(index_dir, ignore_errors=True)
+    found = re.search(r"^BENCH-DIAG (.*)$", done.stderr, re.MULTILINE)
+    if done.returncode != 0 or not found:
+        return f"exit {done.returncode}: {_tail(done.stderr)}"
+    ev = json.loads(found.group(1))
+    arrivals = ev["arrivals"] or [0.0]
+    return Diagnosis(workers, ev["wall"], ev["run"][0], min(arrivals), max(arrivals), ev["loop_end"], ev["run"][1],
+                     ev["add"], ev["commit"], ev["commits"], ev["self_cpu"], ev["pool_cpu"])
+
+
+def startup_floor(workdir: Path, timeout: float, quiet: Quiet) -> float:
+    """Wall time of an ingest of an empty folder (best of 3): start-up, imports,
+    creating the index, creating and stopping the pool; paid once per command
+    whatever the number of workers."""
+    empty = workdir / "empty"
+    empty.mkdir(exist_ok=True)
+    best = float("inf")
+    quiet.wait()
+    for attempt in range(3):
+        index_dir = workdir / f"index-empty-{attempt}"
+        start = time.perf_counter()
+        subprocess.run(ingest_command(empty, index_dir, 1), cwd=ROOT, env=child_env(None),
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False)
+        best = min(best, time.perf_counter() - start)
+        shutil.rmtree(index_dir, ignore_errors=True)
+    return best
+
+
+# ------------------------------------------------------------------ report
+
+@dataclass(slots=True)
+class Report:
+    corpus: Corpus
+    runs: list[Run] = field(default_factory=list)
+    split: Split | None = None
+    floor: float | None = None
+    diagnoses: list[Diagnosis | str] = field(default_factory=list)
+
+
+def _opt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def format_runs(runs: Sequence[Run], attempts: int) -> str:
+    rows = [f"  {'mode':<10}{'procs':>6}{'wall s':>9}{'pages/s':>9}{'CPU s':>8}{'cores':>7}"
+            f"{'extracted at s':>16}{'commits':>9}{'other':>7}"]
+    for run in runs:
+        pps = run.pages_per_second()
+        if run.seconds is None or pps is None:
+            rows.append(f"  {run.mode:<10}{run.processes:>6}{'FAILED':>9}  {run.error}")
+            continue
+        cores = None if run.cpu is None else run.cpu / run.seconds
+        extracted = ("-" if run.first_extracted is None or run.last_extracted is None
+                     else f"{run.first_extracted:.1f}-{run.last_extracted:.1f}")
+        rows.append(f"  {run.mode:<10}{run.processes:>6}{run.seconds:>9.2f}{pps:>9.1f}{_opt(run.cpu, '.1f'):>8}"
+                    f"{_opt(cores, '.2f'):>7}{extracted:>16}{_opt(run.commits, 'd'):>9}{_opt(run.other, '.2f'):>7}")
+    rows.append(f"  (best of {attempts}; CPU s: the command, its pool and (celery) the worker; cores: CPU s / wall s; "
+                "extracted at: first and last file's extraction end after spawn; other: cores used by other "
+                "processes meanwhile (celery: Redis included))")
+    return "\n".join(rows)
+
+
+def scaling_lines(runs: Sequence[Run]) -> list[str]:
+    lines: list[str] = []
+    for mode in MODES:
+        by_n = {r.processes: r.pages_per_second() for r in runs if r.mode == mode}
+        if not by_n:
+            continue
+        one, two = by_n.get(1), by_n.get(2)
+        if one is None or two is None:
+            lines.append(f"  {mode:<10} 2 / 1 processes: not measured (a run failed)")
+            continue
+        ratio = two / one
+        state = "met" if ratio >= TARGET_SCALING else "MISSED"
+        lines.append(f"  {mode:<10} 2 / 1 processes: {two:6.1f} / {one:6.1f} pages/s = {ratio:.2f}x  "
+                     f"(target >= {TARGET_SCALING:g}x: {state})")
+    return lines
+
+
+def split_lines(split: Split, pages: int, floor: float | None) -> list[str]:
+    a, b, c = split.extract, split.index, split.handoff
+    total = a.cpu + b.cpu
+    lines = [
+        f"  {'':<52}{'CPU s':>8}{'wall s':>8}{'pages/s':>9}{'share':>8}",
+        f"  {'(a) extraction: pipeline.extract, every file':<52}{a.cpu:>8.2f}{a.wall:>8.2f}"
+        f"{pages / a.cpu:>9.1f}{a.cpu / total:>8.1%}",
+        f"  {f'(b) indexing: PageIndex writer, batch {split.batch_pages} pages':<52}{b.cpu:>8.2f}{b.wall:>8.2f}"
+        f"{pages / b.cpu:>9.1f}{b.cpu / total:>8.1%}",
+        f"  {'(c) JSON hand-off: to_json + from_json (pool only)':<52}{c.cpu:>8.2f}{c.wall:>8.2f}",
+        f"  a/(a+b) = {a.cpu / total:.1%}, b/(a+b) = {b.cpu / total:.1%} (CPU time; "
+        f"sanity: alphabetic tokens extracted / drawn = {split.tokens_found:.2%})",
+    ]
+    if floor is not None:
+        # The ideal embedded run with N extraction processes on 2 cores: the fixed
+        # cost, then the CPU work a + b + c spread over the cores, but never faster
+        # than one extractor's share (a / N) nor the single writer's (b + c/2).
+        cores = 2
+        def ideal(n: int) -> float:
+            return floor + max((a.cpu + b.cpu + c.cpu) / min(cores, n + 1), a.cpu / n, b.cpu + c.cpu / 2)
+        lines.append(f"  ideal embedded wall on {cores} cores (fixed cost {floor:.2f} s + max(all CPU / busy cores, "
+                     f"a / N, writer b)): 1 process {ideal(1):.1f} s, 2 processes {ideal(2):.1f} s, "
+                     f"best possible 2/1 = {ideal(1) / ideal(2):.2f}x")
+        # the 1-process run already uses the second core for the writer; a
+        # baseline without that overlap (extract, then write, in one process):
+        lines.append(f"  (1 process gets the writer's core for free: extraction and writing overlap on 2 cores; "
+                     f"without that overlap 1 process would need {floor + a.cpu + b.cpu:.1f} s)")
+    return lines
+
+
+def diagnosis_lines(diagnoses: Sequence[Diagnosis | str]) -> list[str]:
+    lines = ["  seconds from start: plan done -> first file back -> last file back -> final commit done -> "
+             "pool stopped -> exit"]
+    for d in diagnoses:
+        if isinstance(d, str):
+            lines.append(f"  FAILED: {d}")
+            continue
+        window = max(d.last_result - d.first_result, 1e-9)
+        lines += [
+            f"  --workers {d.workers}: {d.run_start:.2f} -> {d.first_result:.2f} -> {d.last_result:.2f} -> "
+            f"{d.loop_end:.2f} -> {d.run_end:.2f} -> {d.wall:.2f}",
+            f"     writer thread busy {d.add + d.commit:.2f} s (add {d.add:.2f}, {d.commits} commits {d.commit:.2f})"
+            f" = {(d.add + d.commit) / window:.0%} of the {window:.2f} s extraction window; "
+            f"CPU: ingest process {d.writer_cpu:.2f} s, pool {d.pool_cpu:.2f} s "
+            f"= {(d.writer_cpu + d.pool_cpu) / d.wall:.2f} cores on average",
+        ]
+    return lines
+
+
+def format_report(report: Report, attempts: int) -> str:
+    c = report.corpus
+    lines = [
+        f"corpus: {len(c.files)} files, {c.pages} pages, {c.words / c.pages:.0f} body words a page, "
+        f"{c.bytes / 1e6:.1f} MB ({', '.join(f'{k} {v}' for k, v in c.styles.items())})",
+    ]
+    if report.runs:
+        lines += ["", "ingest throughput (whole command, wall clock from spawn to exit):",
+                  format_runs(report.runs, attempts)]
+    scaling = scaling_lines(report.runs)
+    if scaling:
+        lines += ["", f"scaling, pages/s with 2 processes over 1 (target >= {TARGET_SCALING:g}x on this "
+                      f"{os.cpu_count()}-CPU machine):", *scaling]
+    if report.floor is not None:
+        lines += ["", "fixed cost of one ingest command (empty folder: start-up, imports, new index, pool "
+                      f"created and stopped): {report.floor:.2f} s"]
+    if report.split is not None:
+        lines += ["", "where single-process work goes (in this process: no pool, no broker):",
+                  *split_lines(report.split, c.pages, report.floor)]
+    if report.diagnoses:
+        lines += ["", "diagnosis: embedded ingest timeline (untimed extra run per worker count; the ingest "
+                      "process is the single writer):", *diagnosis_lines(report.diagnoses)]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ main
+
+def _page_range(text: str) -> tuple[int, int]:
+    found = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    if not found:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected N or MIN-MAX")
+    low = int(found.group(1))
+    high = int(found.group(2) or low)
+    if low < 1 or high < low:
+        raise argparse.ArgumentTypeError(f"{text!r}: need 1 <= MIN <= MAX")
+    return low, high
+
+
+def _modes(text: str) -> tuple[str, ...]:
+    modes = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
+    unknown = [m for m in modes if m not in MODES]
+    if unknown or not modes:
+        raise argparse.ArgumentTypeError(f"{text!r}: modes are {', '.join(MODES)}")
+    return modes
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="Ingest throughput and scaling with 1 and 2 processes, "
+                                            "embedded and via Celery, and the extraction/indexing split.")
+    p.add_argument("--files", type=int, default=DEFAULT_FILES, help=f"PDFs to generate (default {DEFAULT_FILES})")
+    p.add_argument("--pages-per-file", type=_page_range, default=_page_range(DEFAULT_PAGES_PER_FILE),
+                   metavar="N|MIN-MAX", help=f"pages of each PDF (default {DEFAULT_PAGES_PER_FILE})")
+    p.add_argument("--seed", type=int, default=SEED, help="generator seed (default: fixed)")
+    p.add_argument("--modes", type=_modes, default=MODES, help="comma-separated: embedded,celery (default both)")
+    p.add_argument("--runs", type=int, default=DEFAULT_RUNS,
+                   help=f"timed runs per configuration, round-robin, best kept (default {DEFAULT_RUNS})")
+    p.add_argument("--no-split", action="store_true", help="skip the in-process extraction/indexing split")
+    p.add_argument("--no-diagnose", action="store_true", help="skip the untimed embedded timeline runs")
+    p.add_argument("--quiet-wait", type=float, default=DEFAULT_QUIET_WAIT,
+                   help="seconds to wait at most, before each timed run, for other processes to leave the "
+                        f"CPUs alone (0: do not wait; default {DEFAULT_QUIET_WAIT:g})")
+    p.add_argument("--quiet-threshold", type=float, default=DEFAULT_QUIET_THRESHOLD,
+                   help=f"cores other processes may use for the machine to count as quiet "
+                        f"(default {DEFAULT_QUIET_THRESHOLD:g})")
+    p.add_argument("--redis", default=DEFAULT_REDIS,
+                   help=f"Redis server of the celery mode, without a database: only database {REDIS_DB} is used "
+                        f"(default {DEFAULT_REDIS})")
+    p.add_argument("--keep", type=Path, help="generate the PDFs into this folder and keep them")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help=f"seconds allowed per ingest command (default {DEFAULT_TIMEOUT:g})")
+    args = p.parse_args(argv)
+    if args.files < 1 or args.runs < 1:
+        p.error("--files and --runs must be at least 1")
+    args.redis = args.redis.rstrip("/")
+    if not args.redis.startswith("redis://") or "/" in args.redis.split("://", 1)[1]:
+        p.error(f"--redis: a redis:// URL without a database number (database {REDIS_DB} is always used)")
+    return args
+
+
+def _raise_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)  # unwinds through celery_worker's finally: no worker left behind
+
+
+def run(args: argparse.Namespace, workdir: Path) -> Report:
+    start = time.perf_counter()
+    corpus = build_corpus(args.keep or workdir / "pdfs", args.files, args.pages_per_file, args.seed)
+    print(f"generated {len(corpus.files)} PDFs, {corpus.pages} pages in {time.perf_counter() - start:.1f} s: "
+          f"{corpus.folder}", file=sys.stderr)
+    report = Report(corpus)
+    quiet = Quiet(args.quiet_wait, args.quiet_threshold)
+    configs = [(mode, n) for mode in args.modes for n in PROCESS_COUNTS]
+    results: dict[tuple[str, int], list[Run]] = {config: [] for config in configs}
+    if "celery" in args.modes:
+        others = _ping(f"{args.redis}/{REDIS_DB}", None, 1.0)
+        if others:  # their tasks and ours would mix; never touch someone else's worker
+            for n in PROCESS_COUNTS:
+                results[("celery", n)].append(Run("celery", n, None, corpus.pages, error=(
+                    f"other Celery workers answer on database {REDIS_DB}: {', '.join(others)}")))
+    for attempt in range(args.runs):  # round-robin: a drift in machine load touches every configuration
+        for mode, n in configs:
+            done = results[(mode, n)]
+            if done and done[-1].seconds is None:
+                continue  # failed once: not run again
+            print(f"run {attempt + 1}/{args.runs}: {mode}, {n} process(es) ...", file=sys.stderr)
+            if mode == "embedded":
+                done.append(embedded_once(corpus, n, workdir, args.timeout, quiet))
+            else:
+                done.append(celery_once(corpus, n, workdir, args.timeout, args.redis, quiet))
+    report.runs = [_best(results[config]) for config in configs]
+    print("timing the fixed cost of a command ...", file=sys.stderr)
+    report.floor = startup_floor(workdir, args.timeout, quiet)
+    if not args.no_split:
+        print("timing extraction and indexing in-process ...", file=sys.stderr)
+        quiet.wait()
+        report.split = phase_split(corpus, workdir)
+    if "embedded" in args.modes and not args.no_diagnose:
+        for n in PROCESS_COUNTS:
+            print(f"diagnosis run: embedded, {n} process(es) ...", file=sys.stderr)
+            report.diagnoses.append(diagnose_embedded(corpus, n, workdir, args.timeout, quiet))
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _raise_on_sigterm)
+    try:
+        with tempfile.TemporaryDirectory(prefix="pdfindex-ingest-bench-") as tmp:
+            print(f"python {platform.python_version()} ({sys.executable}), {platform.machine()}, "
+                  f"{os.cpu_count()} CPUs; runs={args.runs}, modes={','.join(args.modes)}, seed={args.seed}")
+            report = run(args, Path(tmp))
+            print(format_report(report, args.runs))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return 1 if any(r.seconds is None for r in report.runs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
