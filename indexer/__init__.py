@@ -27,7 +27,7 @@ from .records import (
     Stats,
     Status,
 )
-from .schema import KIND_DOC, KIND_PAGE, doc_from_stored
+from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
 from .search import run_search
 from .writer import PageWriter
 
@@ -165,7 +165,7 @@ def reindex(root: Path, language: str, batch_pages: int = 2000, lock_timeout: fl
         try:
             with old.searcher() as searcher:
                 for stored in searcher.all_stored_fields():
-                    writer.add_document(**stored)
+                    writer.add_document(**fields_from_stored(stored))
                     copied += 1
                     if copied % batch_pages == 0:
                         writer.commit()

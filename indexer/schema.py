@@ -91,6 +91,18 @@ def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
     return fields
 
 
+def fields_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
+    """Rebuild a Whoosh document from its stored fields through the records, so a
+    reindex also recomputes fields that are indexed but not stored."""
+    doc = doc_from_stored(stored)
+    if stored.get("kind") != KIND_PAGE:
+        return doc_fields(doc)
+    page = PageRecord(number=stored["page"], text=stored.get("text", ""), coverage=stored.get("coverage"),
+                      glyphs=stored.get("glyphs", 0), unresolved=stored.get("unresolved", 0),
+                      needs_ocr=bool(stored.get("needs_ocr", False)))
+    return page_fields(doc, page)
+
+
 def doc_from_stored(stored: dict[str, Any]) -> DocumentRecord:
     return DocumentRecord(
         doc_hash=stored["doc_hash"], path=stored.get("path", ""), status=Status(stored.get("status", "indexed")),
