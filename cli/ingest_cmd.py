@@ -105,7 +105,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     from indexer import Status  # noqa: PLC0415
 
-    from .search_cmd import open_index  # noqa: PLC0415
+    from .search_cmd import human_size, open_index  # noqa: PLC0415
 
     with _user_errors():
         settings = config.load()
@@ -125,7 +125,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                                 for p, s, e, a in failures]}, sys.stdout)
         sys.stdout.write("\n")
         return 0
-    print(f"index:     {stats.location} ({stats.size_bytes / 1e6:.1f} MB)")
+    print(f"index:     {stats.location} ({human_size(stats.size_bytes)})")
     print(f"documents: {stats.documents}" + "".join(f"  {k}: {v}" for k, v in sorted(stats.by_status.items())))
     print(f"pages:     {stats.pages}")
     if queues is not None:

@@ -151,6 +151,15 @@ def _print_result(result: SearchResult, bold: bool) -> None:
         out.write(f"note: {result.note}\n")
 
 
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("bytes", "KB", "MB"):
+        if value < 1000:
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} GB"
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     with _user_errors():
         stats = open_index(args).stats()
@@ -162,7 +171,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"index:     {stats.location}")
     print(f"documents: {stats.documents}" + "".join(f"  {k}: {v}" for k, v in sorted(stats.by_status.items())))
     print(f"pages:     {stats.pages}")
-    print(f"size:      {stats.size_bytes / 1e6:.1f} MB")
+    print(f"size:      {human_size(stats.size_bytes)}")
     return 0
 
 
