@@ -13,9 +13,9 @@ from whoosh.query import And, NullQuery, NumericRange, Or, Prefix, Query, Term, 
 from whoosh.searching import Hit as WhooshHit
 from whoosh.searching import Searcher
 
+from .analysis import is_cjk
 from .errors import QueryError
 from .records import DocumentHits, Hit, SearchOptions, SearchResult, Span
-from .analysis import is_cjk
 from .schema import KIND_DOC, KIND_PAGE, RECORD_FIELDS
 
 # Markers the formatter puts around matched terms; control characters that page

@@ -32,6 +32,14 @@ from .params import Params
 from .streams import read_stream
 
 
+# C0 and C1 control characters are not text: a glyph mapped to one is unresolved
+# (R6), except the whitespace controls, which read as a space.
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+_WHITESPACE_CONTROLS = re.compile("[\t\n\r\x0b\x0c]")
+
+
+def _clean(text: str) -> str:
+    return _CONTROLS.sub("", _WHITESPACE_CONTROLS.sub(" ", text))
 _SELF_NAME = re.compile(r"^[A-Za-z]{1,2}(\d{1,3})$")
 
 
@@ -177,7 +185,7 @@ class SimpleFont(Font):
 
         table: list[CodeInfo] = []
         for code in range(256):
-            text = self._text(code, to_unicode, names, builtin)
+            text = _clean(self._text(code, to_unicode, names, builtin))
             width = None
             if isinstance(widths, list) and 0 <= code - first_char < len(widths):
                 w = resolve1(widths[code - first_char])
@@ -415,7 +423,7 @@ class CIDFont(Font):
             text = self.collection.get(cid, "")
         if not text and cid is not None and self.to_unicode is None:
             text = self._embedded_unicode(cid)
-        text = text.replace("\x00", "")
+        text = _clean(text)
         key = cid if cid is not None else -1
         width = self.widths.get(key, self.default_width)
         if self.vertical:
