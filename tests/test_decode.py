@@ -419,3 +419,14 @@ def test_missing_cmap_resources_skip_the_step() -> None:
         [], [(b"\x00\x41", b"\x00\x5a", "A")], codespace=[(b"\x00\x00", b"\xff\xff")]))
     page = _show(w, font, b"<00410042>")
     assert _texts(page) == ["A", "B"]
+
+
+def test_control_characters_from_tounicode_are_not_text() -> None:
+    # A glyph mapped to a C0/C1 control is unresolved (R6: one space, counted); one
+    # mapped to a whitespace control reads as a space.
+    w = PdfWriter()
+    cmap = tounicode_cmap([(b"A", "a"), (b"B", "\x02"), (b"C", "\x81"), (b"D", "\t"), (b"E", "e")])
+    page = _show(w, mono_font(w, to_unicode=cmap), b"(ABCDE)")
+    assert _texts(page) == ["a", "", "", " ", "e"]
+    assert page.quality.unresolved == 2 and page.quality.glyphs == 5
+    assert page.text == "a e"
