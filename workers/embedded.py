@@ -32,6 +32,8 @@ def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settin
     """Extract ``jobs`` with ``workers`` processes and write each outcome to the
     index, committing every ``settings.batch_pages`` pages. On Ctrl-C the pool is
     stopped, what arrived is committed, and ``summary.interrupted`` is set."""
+    if not jobs:
+        return
     results: queue.Queue[Outcome] = queue.Queue()
 
     def on_error(job: Job):  # type: ignore[no-untyped-def]
