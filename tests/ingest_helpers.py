@@ -324,7 +324,8 @@ def assert_indexed_as_expected(index: PageIndex, expected: Iterable[Expected]) -
 
 
 def _filename_query(path: Path) -> str:
-    return '"' + path.name.replace('"', "") + '"'
+    """A phrase of the words of the file name (the index leaves the extension out)."""
+    return '"' + path.stem.replace('"', "") + '"'
 
 
 def snapshot(index_root: Path) -> dict[str, tuple[int, int]]:
@@ -367,6 +368,19 @@ def group_alive(pgid: int) -> list[int]:
     return alive
 
 
+def reap(proc: subprocess.Popen[Any]) -> None:
+    """After a test: kill ``proc``'s process group if it still runs (SIGCONT first, in
+    case it was stopped) and close its pipes."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGCONT)
+        kill_group(proc, grace=2)
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None and not stream.closed:
+            stream.close()
+    proc.wait()
+
+
 def kill_group(proc: subprocess.Popen[Any], grace: float = 10.0) -> None:
     """SIGTERM to the process group of ``proc`` (started with
     ``start_new_session=True``), SIGKILL to whatever is left after ``grace``."""
@@ -386,6 +400,51 @@ def kill_group(proc: subprocess.Popen[Any], grace: float = 10.0) -> None:
     wait_for(lambda: not group_alive(pgid), 10, f"process group {pgid} to end")
 
 
+def children_of(pid: int) -> list[int]:
+    """Child processes of ``pid``: psutil when installed, else /proc."""
+    try:
+        import psutil
+    except ImportError:
+        pids: list[int] = []
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                pids += [int(p) for p in (task / "children").read_text().split()]
+            except OSError:
+                continue
+        return pids
+    try:
+        return [c.pid for c in psutil.Process(pid).children()]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def book_pdf(tag: str, pages: int, lines: int) -> bytes:
+    """A long book: page N has ``page_word(tag, N)``, ``f"{tag}all"`` and ``lines``
+    lines of plain words (quick to extract, slow to write to the index)."""
+    w = PdfWriter()
+    res = font_resources(mono_font(w))
+    for n in range(1, pages + 1):
+        body = [text_line(72, 760, b"(%s %sall) Tj" % (page_word(tag, n).encode(), tag.encode()))]
+        body += [text_line(72, 740 - 12 * i, b"(chapter %d line %d of many plain words) Tj" % (n, i))
+                 for i in range(lines)]
+        w.add_page(b"".join(body), resources=res)
+    return w.to_bytes()
+
+
+def bomb_pdf(tag: str, megabytes: int = 1024) -> bytes:
+    """A page whose content stream inflates to ``megabytes`` MB of
+    spaces (a decompression bomb), after a line with ``page_word(tag, 1)``."""
+    import zlib
+
+    w = PdfWriter()
+    res = font_resources(mono_font(w))
+    deflate = zlib.compressobj(1)  # fast; about 4.5 MB on disk for 1 GB
+    data = b"".join(deflate.compress(b" " * (1 << 20)) for _ in range(megabytes)) + deflate.flush()
+    bomb = w.add_stream(data, {"Filter": Name("FlateDecode")})
+    w.add_page([text_line(72, 700, b"(%s) Tj" % page_word(tag, 1).encode()), bomb], resources=res)
+    return w.to_bytes()
+
+
 # ---- Celery workers --------------------------------------------------------------------
 
 @dataclass
@@ -395,36 +454,21 @@ class Worker:
     name: str
     proc: subprocess.Popen[Any]
     log: Path
+    nodename: str = ""  # "name@host", as the worker announced itself
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def pool_children(self) -> list[int]:
         """Pids of the prefork pool processes (children of the worker's main process)."""
-        try:
-            import psutil
-        except ImportError:
-            psutil = None
-        if psutil is not None:
-            try:
-                return [c.pid for c in psutil.Process(self.proc.pid).children()]
-            except psutil.NoSuchProcess:
-                return []
-        pids: list[int] = []
-        for task in Path(f"/proc/{self.proc.pid}/task").glob("*"):
-            try:
-                pids += [int(p) for p in (task / "children").read_text().split()]
-            except OSError:
-                continue
-        return pids
+        return children_of(self.proc.pid)
 
     def stop(self) -> None:
         kill_group(self.proc, grace=10.0)
 
 
-def start_worker(name: str, queues: str, concurrency: int, env: dict[str, str], log_dir: Path,
-                 timeout: float = 60.0) -> Worker:
-    """Start a worker consuming ``queues`` and wait until it says it is ready."""
+def spawn_worker(name: str, queues: str, concurrency: int, env: dict[str, str], log_dir: Path) -> Worker:
+    """Start `celery -A workers.app worker` consuming ``queues`` (not waiting for it)."""
     log = log_dir / f"worker-{name}.log"
     argv = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", queues,
             "--concurrency", str(concurrency), "-n", f"{name}@%h", "--loglevel", "INFO",
@@ -432,14 +476,18 @@ def start_worker(name: str, queues: str, concurrency: int, env: dict[str, str], 
     with log.open("wb") as fh:
         proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
-    worker = Worker(name, proc, log)
-    ready = re.compile(rf"{re.escape(name)}@\S+ ready\.")
-    try:
-        wait_for(lambda: ready.search(worker.log_text()) or proc.poll() is not None, timeout,
-                 f"worker {name} to be ready", interval=0.1)
-        if proc.poll() is not None:
-            raise AssertionError(f"worker {name} exited with {proc.returncode}:\n{worker.log_text()}")
-    except BaseException:
-        worker.stop()
-        raise
-    return worker
+    return Worker(name, proc, log)
+
+
+def wait_ready(workers: Iterable[Worker], timeout: float = 60.0) -> None:
+    """Wait until every worker logged "<name>@host ready."; fail with the log of one
+    that exited instead."""
+    for worker in workers:
+        ready = re.compile(rf"({re.escape(worker.name)}@\S+) ready\.")
+        wait_for(lambda w=worker, ready=ready: ready.search(w.log_text()) or w.proc.poll() is not None, timeout,
+                 f"worker {worker.name} to be ready", interval=0.1)
+        if worker.proc.poll() is not None:
+            raise AssertionError(f"worker {worker.name} exited with {worker.proc.returncode}:\n{worker.log_text()}")
+        found = ready.search(worker.log_text())
+        assert found is not None
+        worker.nodename = found.group(1)
