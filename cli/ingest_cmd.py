@@ -56,7 +56,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             raise CliError(f"{args.password_file}: cannot read password file: {exc.strerror}") from None
         index = PageIndex(args.index or settings.index_dir, settings.language)
         plan = make_plan(index, args.paths, args.recursive, retry_encrypted=bool(passwords), prune=args.prune)
-        summary = Summary(unchanged=plan.unchanged)
+        summary = Summary(unchanged=plan.unchanged + plan.duplicates, duplicates=plan.duplicates)
         if plan.gone:
             with index.writer() as writer:
                 for doc in plan.gone:

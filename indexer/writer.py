@@ -12,7 +12,10 @@ batch, so a document is in the index whole or not at all.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 
 from whoosh.index import Index, LockError
@@ -21,6 +24,26 @@ from whoosh.writing import IndexWriter
 from .errors import IndexBusy
 from .records import DocumentRecord, PageRecord
 from .schema import doc_fields, page_fields
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Ctrl-C (or SIGTERM) arriving during a commit is held until it is done: an
+    interrupted Whoosh commit can be neither finished nor cancelled. (Masking the
+    signal would not do: other threads, such as a process pool's, still take it.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = {signum: signal.signal(signum, lambda signum, _frame: held.append(signum))
+                for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for pending in held:
+            signal.raise_signal(pending)
 
 
 class PageWriter:
@@ -81,16 +104,17 @@ class PageWriter:
         if self._writer is None:
             return
         writer = self._writer
-        for doc_hash, op in self._ops.items():
-            writer.delete_by_term("doc_hash", doc_hash)
-            if op is not None:
-                doc, pages = op
-                writer.delete_by_term("path", doc.path)
-                writer.add_document(**doc_fields(doc))
-                for page in pages:
-                    writer.add_document(**page_fields(doc, page))
-        writer.commit()
-        self._reset()
+        with _signals_deferred():
+            for doc_hash, op in self._ops.items():
+                writer.delete_by_term("doc_hash", doc_hash)
+                if op is not None:
+                    doc, pages = op
+                    writer.delete_by_term("path", doc.path)
+                    writer.add_document(**doc_fields(doc))
+                    for page in pages:
+                        writer.add_document(**page_fields(doc, page))
+            writer.commit()
+            self._reset()  # before a held Ctrl-C is delivered
 
     def cancel(self) -> None:
         if self._writer is not None:

@@ -442,10 +442,6 @@ def test_file_that_keeps_killing_its_worker_is_given_up(
     assert PageIndex(index).check() == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a writer process killed mid-batch leaves the Redis writer lock "
-                   "(pdfindex:writer-lock, 600 s) held; the redelivered pdfindex.write cannot take it, returns "
-                   "without writing and nothing kicks the writer again, so the batch stays in pdfindex:writing and "
-                   "the ingest waits forever")
 def test_writer_killed_mid_batch_is_recovered(cluster_factory: Any, broker: redis.Redis, tmp_path: Path) -> None:
     """SIGKILL to the index writer's pool process while it commits a long book: the
     batch left in pdfindex:writing is committed by the next writer process, once."""
@@ -545,10 +541,6 @@ class PrivateRedis:
             kill_group(self.proc, grace=5)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: after a Redis restart the ingest client waits forever for files the "
-                   "writer committed before the restart but whose 'done' entries it had not read yet: "
-                   "distributed.py re-enqueues only files missing from the index and never counts the others "
-                   "as done")
 def test_ingest_completes_after_a_redis_restart(tmp_path: Path) -> None:
     """Redis is killed and restarted empty mid-ingest. To make the race certain, the
     client is paused (SIGSTOP) while the writer commits two files, so it has not read

@@ -305,9 +305,6 @@ def test_file_over_the_time_limit_fails_while_the_others_complete(tmp_path: Path
     assert ix.check() == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: embedded mode reports a hard time limit as 'extraction failed: "
-                   "ExceptionInfo: Traceback ...': billiard hands error_callback an ExceptionInfo, not the "
-                   "TimeLimitExceeded/WorkerLostError, so the isinstance checks in workers/embedded.py never match")
 def test_hard_time_limit_kill_is_reported_in_one_line(tmp_path: Path) -> None:
     """With the hard limit equal to the soft one billiard kills the process (its
     timeout handler checks the hard limit first): the path of a file that ignores
@@ -340,9 +337,6 @@ def test_decompression_bomb_fails_on_the_memory_limit_while_the_others_complete(
     assert ix.check() == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a pool process that dies mid-file (SIGKILL, OOM killer) is recorded as "
-                   "'extraction failed: ExceptionInfo: Traceback ... WorkerLostError ...' instead of 'the extraction "
-                   "process died (crash or memory exhaustion)': same ExceptionInfo cause as the hard time limit")
 def test_pool_process_killed_mid_file_is_recorded_with_a_reason(tmp_path: Path) -> None:
     folder, index = tmp_path / "docs", tmp_path / "index"
     slow = write(folder / "slow.pdf", slow_pdf("doomed", 10, 20_000))
@@ -365,9 +359,6 @@ def test_pool_process_killed_mid_file_is_recorded_with_a_reason(tmp_path: Path) 
     assert "Traceback" not in stdout
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: identical content at two paths is never 'unchanged': make_plan compares "
-                   "the content hash only with the record of the same path, so every re-ingest re-extracts one "
-                   "copy and the indexed path flips between the copies")
 def test_reingest_with_two_copies_of_a_file_is_a_no_op(tmp_path: Path) -> None:
     folder, index = tmp_path / "docs", tmp_path / "index"
     original = write(folder / "a.pdf", text_pdf("twin", 2))
@@ -456,9 +447,6 @@ def _writer_locked(pid: int) -> bool:
     return False
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: Ctrl-C while the embedded ingest commits crashes with a Whoosh "
-                   "traceback and exit status 1: run_embedded catches KeyboardInterrupt raised inside "
-                   "PageWriter.commit and then commits the half-written Whoosh writer again")
 def test_ctrl_c_while_the_index_is_being_written(tmp_path: Path) -> None:
     """Ctrl-C lands while the writer commits a long book (the Whoosh lock is held):
     still exit status 130, no traceback, a consistent index without duplicates. The

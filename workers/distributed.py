@@ -21,7 +21,7 @@ from indexer import PageIndex
 
 from . import queue
 from .plan import Job
-from .progress import Progress, Summary
+from .progress import Progress, Summary, brief_of_record
 import contextlib
 
 _POLL = 0.5
@@ -52,7 +52,18 @@ def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | Non
                 if not r.exists(marker):  # Redis lost its data: start over for what is missing
                     print("pdfindex: the broker lost its queue (restart?); re-enqueueing unfinished files",
                           file=sys.stderr)
-                    enqueue([j for h, j in by_hash.items() if h not in done and index.document(h) is None])
+                    missing = []
+                    for doc_hash, job in by_hash.items():
+                        if doc_hash in done:
+                            continue
+                        record = index.document(doc_hash)
+                        if record is None:
+                            missing.append(job)
+                        else:  # committed before the restart; its progress entry was lost
+                            done.add(doc_hash)
+                            summary.add(brief_of_record(record))
+                            progress.advance()
+                    enqueue(missing)
                 finished = r.hgetall(queue.run_key(run_id))
             except redis.ConnectionError:
                 time.sleep(2)  # wait for Redis to come back; workers reconnect by themselves

@@ -37,7 +37,10 @@ def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settin
     results: queue.Queue[Outcome] = queue.Queue()
 
     def on_error(job: Job):  # type: ignore[no-untyped-def]
-        def handle(exc: BaseException) -> None:
+        def handle(error: BaseException) -> None:
+            # billiard hands over ExceptionInfo(exception=ExceptionWithTraceback(exc=...)).
+            exc = getattr(error, "exception", error)
+            exc = getattr(exc, "exc", exc)
             if isinstance(exc, TimeLimitExceeded):
                 reason = f"time limit of {settings.file_hard_timeout:g} s exceeded; extraction killed"
             elif isinstance(exc, WorkerLostError):
@@ -50,6 +53,7 @@ def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settin
     pool = Pool(
         processes=max(1, min(workers, len(jobs))), initializer=limit_memory, initargs=(settings.max_memory_mb,),
         soft_timeout=settings.file_timeout, timeout=settings.file_hard_timeout, maxtasksperchild=100,
+        lost_worker_timeout=2.0,  # how soon a dead process's file is reported (and Ctrl-C returns)
     )
     try:
         for job in jobs:

@@ -22,6 +22,8 @@ class Job:
 class Plan:
     jobs: list[Job] = field(default_factory=list)
     unchanged: int = 0
+    #: files whose content is already indexed (or planned) under another path
+    duplicates: int = 0
     gone: list[DocumentRecord] = field(default_factory=list)
 
 
@@ -29,8 +31,12 @@ def make_plan(index: PageIndex, paths: Iterable[Path], recursive: bool, retry_en
               prune: bool) -> Plan:
     """Unchanged means: the same path is indexed with the same size and mtime, or
     its content hash is unchanged. Files that failed stay skipped until they change
-    (no endless retries); encrypted ones are retried when passwords are given."""
+    (no endless retries); encrypted ones are retried when passwords are given.
+    Identical content is indexed once: a copy of a file that is indexed (at a path
+    that still exists) or already planned counts as a duplicate."""
     known = {doc.path: doc for doc in index.documents()}
+    by_hash = {doc.doc_hash: doc.path for doc in known.values()}
+    planned: set[str] = set()
     plan = Plan()
     for path in find_pdfs(paths, recursive):
         record = known.get(str(path))
@@ -43,6 +49,12 @@ def make_plan(index: PageIndex, paths: Iterable[Path], recursive: bool, retry_en
         if record is not None and not retry and record.doc_hash == doc_hash:
             plan.unchanged += 1
             continue
+        elsewhere = by_hash.get(doc_hash)
+        if doc_hash in planned or (elsewhere is not None and elsewhere != str(path) and not retry
+                                   and os.path.exists(elsewhere)):
+            plan.duplicates += 1
+            continue
+        planned.add(doc_hash)
         plan.jobs.append(Job(path, doc_hash))
     if prune:
         plan.gone = [doc for doc in known.values() if not os.path.exists(doc.path)]

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
-from indexer import Status
+from indexer import DocumentRecord, Status
 
 from .outcome import Outcome
 
@@ -25,13 +25,22 @@ def brief(outcome: Outcome) -> dict[str, Any]:
     }
 
 
+def brief_of_record(doc: DocumentRecord) -> dict[str, Any]:
+    """The same from an index record, when the outcome itself is gone."""
+    return {
+        "status": str(doc.status), "path": doc.path, "error": doc.error, "pages": doc.page_count, "needs_ocr": 0,
+        "coverages": [] if doc.mean_coverage is None else [doc.mean_coverage],
+    }
+
+
 @dataclass(slots=True)
 class Summary:
     indexed: int = 0
     empty: int = 0
     encrypted: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
-    unchanged: int = 0
+    unchanged: int = 0  # copies of indexed files included
+    duplicates: int = 0
     pruned: int = 0
     pages: int = 0
     needs_ocr: int = 0
@@ -69,7 +78,8 @@ class Summary:
             "interrupted: the index holds everything committed so far; run the same command again to resume"
             if self.interrupted else "done",
             f"  files indexed:        {self.indexed}" + (f" (+{self.empty} without text)" if self.empty else ""),
-            f"  skipped as unchanged: {self.unchanged}",
+            f"  skipped as unchanged: {self.unchanged}"
+            + (f" ({self.duplicates} of them copies of other indexed files)" if self.duplicates else ""),
             f"  failed:               {len(self.failed) + len(self.encrypted)}",
             f"  pages:                {self.pages} ({rate:.1f} pages/s over {elapsed:.1f} s)",
             f"  mean coverage:        {coverage}",

@@ -10,7 +10,9 @@ item committed twice is still indexed once.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import redis
@@ -20,6 +22,7 @@ from config import Settings
 RESULTS = "pdfindex:results"
 WRITING = "pdfindex:writing"
 WRITER_LOCK = "pdfindex:writer-lock"
+LOCK_SECONDS = 6
 QUEUES = ("extract", "index")
 
 
@@ -49,16 +52,42 @@ def count_attempt(r: redis.Redis, run_id: str, doc_hash: str) -> int:
     return attempts
 
 
+class WriterBusy(Exception):
+    """Another writer holds the lock (or a dead one's lock has not expired yet)."""
+
+
+@contextmanager
+def _writer_lock(r: redis.Redis) -> Iterator[None]:
+    """The writer role, held while alive: a short lock kept fresh by a heartbeat, so
+    a writer killed mid-batch frees it within LOCK_SECONDS for the next one."""
+    lock = r.lock(WRITER_LOCK, timeout=LOCK_SECONDS, blocking=False)
+    if not lock.acquire():
+        raise WriterBusy("another index writer holds the writer lock")
+    stop = threading.Event()
+
+    def heartbeat() -> None:
+        while not stop.wait(LOCK_SECONDS / 3):
+            with suppress(redis.RedisError):
+                lock.reacquire()
+
+    beat = threading.Thread(target=heartbeat, name="pdfindex-writer-lock", daemon=True)
+    beat.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beat.join()
+        with suppress(redis.RedisError):
+            lock.release()
+
+
 def drain(r: redis.Redis, batch_pages: int, write: Callable[[str, list[dict[str, Any]]], list[dict[str, Any]]]) -> int:
     """Commit everything queued, ``batch_pages`` pages at a time. ``write(index_dir,
     items)`` commits one batch to one index and returns a brief per item. Returns
-    the number of files written. Only one drain runs at a time (a Redis lock; the
-    index queue also has a single consumer)."""
-    lock = r.lock(WRITER_LOCK, timeout=600, blocking=False)
-    if not lock.acquire():
-        return 0
+    the number of files written. Only one drain runs at a time: ``WriterBusy`` is
+    raised while another writer holds the lock (the caller retries later)."""
     written = 0
-    try:
+    with _writer_lock(r):
         while True:
             batch = [json.loads(raw) for raw in r.lrange(WRITING, 0, -1)]  # left by a killed writer
             pages = sum(item["pages"] for item in batch)
@@ -83,9 +112,6 @@ def drain(r: redis.Redis, batch_pages: int, write: Callable[[str, list[dict[str,
                 pipe.execute()
             r.delete(WRITING)
             written += len(batch)
-            lock.extend(600)
-    finally:
-        lock.release()
 
 
 def queue_depths(settings: Settings) -> dict[str, int]:

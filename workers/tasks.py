@@ -64,5 +64,6 @@ def write_batch(index_dir: str, items: list[dict[str, Any]]) -> list[dict[str, A
 def write(self: Task) -> None:
     try:
         queue.drain(queue.client(settings), settings.batch_pages, write_batch)
-    except IndexBusy as exc:
-        raise self.retry(exc=exc, countdown=5) from None
+    except (IndexBusy, queue.WriterBusy) as exc:
+        # Try again soon: a dead writer's lock expires, a busy index frees up.
+        raise self.retry(exc=exc, countdown=2) from None
