@@ -10,6 +10,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+N = TypeVar("N", int, float)
 
 
 class SettingsError(ValueError):
@@ -24,29 +27,18 @@ def _default_index_dir(env: Mapping[str, str]) -> Path:
     return Path(base) / "pdfindex" / "index"
 
 
-def _float(env: Mapping[str, str], name: str, default: float, minimum: float) -> float:
+def _number(env: Mapping[str, str], name: str, default: N, minimum: N) -> N:
+    """A number of the default's type (int or float), at least ``minimum``."""
     raw = env.get(name)
     if raw is None or raw == "":
         return default
+    kind = type(default)
     try:
-        value = float(raw)
+        value = kind(raw)
     except ValueError:
-        raise SettingsError(f"{name}={raw!r} is not a number") from None
+        raise SettingsError(f"{name}={raw!r} is not a {'whole ' if kind is int else ''}number") from None
     if not math.isfinite(value):
         raise SettingsError(f"{name}={raw!r} must be a finite number")
-    if value < minimum:
-        raise SettingsError(f"{name}={raw!r} must be at least {minimum}")
-    return value
-
-
-def _int(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise SettingsError(f"{name}={raw!r} is not a whole number") from None
     if value < minimum:
         raise SettingsError(f"{name}={raw!r} must be at least {minimum}")
     return value
@@ -86,17 +78,17 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     index_dir = env.get("PDFINDEX_INDEX_DIR") or ""
     language = (env.get("PDFINDEX_LANGUAGE") or "en").strip().lower()
     broker = (env.get("PDFINDEX_BROKER_URL") or "").strip()
-    file_timeout = _float(env, "PDFINDEX_FILE_TIMEOUT", 120.0, 0.1)
+    file_timeout = _number(env, "PDFINDEX_FILE_TIMEOUT", 120.0, 0.1)
     return Settings(
         index_dir=Path(index_dir).expanduser() if index_dir else _default_index_dir(env),
         language=language,
-        search_timeout=_float(env, "PDFINDEX_SEARCH_TIMEOUT", 5.0, 0.01),
-        batch_pages=_int(env, "PDFINDEX_BATCH_PAGES", 500, 1),
-        workers=_int(env, "PDFINDEX_WORKERS", os.cpu_count() or 1, 1),
+        search_timeout=_number(env, "PDFINDEX_SEARCH_TIMEOUT", 5.0, 0.01),
+        batch_pages=_number(env, "PDFINDEX_BATCH_PAGES", 500, 1),
+        workers=_number(env, "PDFINDEX_WORKERS", os.cpu_count() or 1, 1),
         file_timeout=file_timeout,
-        file_hard_timeout=_float(env, "PDFINDEX_FILE_HARD_TIMEOUT", file_timeout + 30.0, file_timeout),
-        max_memory_mb=_int(env, "PDFINDEX_MAX_MEMORY_MB", 2048, 0),
-        max_attempts=_int(env, "PDFINDEX_MAX_ATTEMPTS", 3, 1),
+        file_hard_timeout=_number(env, "PDFINDEX_FILE_HARD_TIMEOUT", file_timeout + 30.0, file_timeout),
+        max_memory_mb=_number(env, "PDFINDEX_MAX_MEMORY_MB", 2048, 0),
+        max_attempts=_number(env, "PDFINDEX_MAX_ATTEMPTS", 3, 1),
         broker_url=broker,
         result_backend=(env.get("PDFINDEX_RESULT_BACKEND") or "").strip() or broker,
     )
