@@ -13,6 +13,7 @@ from pathlib import Path
 from whoosh import index as whoosh_index
 from whoosh.index import Index, LockError
 from whoosh.query import Term
+from whoosh.searching import Searcher
 
 from . import store
 from .errors import IndexBusy, SearchIndexError, QueryError, ReindexNeeded
@@ -58,6 +59,8 @@ class PageIndex:
         self.root = Path(root)
         self.language = language
         self.path, self._whoosh = store.open_index(self.root, language, create=create)
+        self._cached_searcher: Searcher | None = None
+        self._cached_for: Index | None = None
 
     @property
     def _ix(self) -> Index:
@@ -89,7 +92,20 @@ class PageIndex:
     # ---- reading ----------------------------------------------------------------
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
-        return run_search(self._ix, query, options or SearchOptions())
+        return run_search(self._ix, self._searcher(), query, options or SearchOptions())
+
+    def _searcher(self) -> Searcher:
+        """A searcher kept open between searches (opening one reads every segment's
+        files, which cost more than a rare-term search), renewed when the index has
+        changed. So a PageIndex is for one thread at a time."""
+        ix = self._ix
+        cached = self._cached_searcher
+        if cached is None or self._cached_for is not ix or not cached.up_to_date():
+            if cached is not None:
+                cached.close()
+            cached = self._cached_searcher = ix.searcher()
+            self._cached_for = ix
+        return cached
 
     def document(self, doc_hash: str) -> DocumentRecord | None:
         with self._ix.searcher() as searcher:

@@ -60,15 +60,20 @@ def _searches_records(query: Query) -> bool:
     return bool(fields) and fields <= RECORD_FIELDS
 
 
-def _filter(options: SearchOptions, records: bool = False) -> Query:
-    parts: list[Query] = [Term("kind", KIND_DOC if records else KIND_PAGE)]
+def _filters(options: SearchOptions, records: bool) -> tuple[Query | None, Query]:
+    """(allow, restrict) for the collector. Pages are found by excluding the few
+    file records rather than by allowing every page: the allowed set is computed per
+    search, and building one of all pages cost more than a rare-term search."""
+    parts: list[Query] = []
     if options.min_coverage is not None:
         parts.append(NumericRange("coverage", options.min_coverage, None))
     if options.needs_ocr is not None:
         parts.append(Term("needs_ocr", options.needs_ocr))
     if options.path_glob:
         parts.append(Wildcard("path", options.path_glob))
-    return And(parts)
+    if records:
+        return And([Term("kind", KIND_DOC), *parts]), Term("kind", KIND_PAGE)
+    return (And(parts) if parts else None), Term("kind", KIND_DOC)
 
 
 def _snippet(whoosh_hit: WhooshHit, field: str, text: str) -> tuple[str, list[Span]]:
@@ -106,12 +111,12 @@ def _hit(whoosh_hit: WhooshHit, with_snippet: bool) -> Hit:
 
 
 class _FilteredDeadlineCollector(FilterCollector):
-    """Keeps only documents the filter allows and stops at a deadline. One loop
-    does both: Whoosh's TimeLimitCollector iterates matches itself and so bypasses
-    a FilterCollector inside it, and its SIGALRM mode only works in a main thread."""
+    """Keeps the documents the filters allow and stops at a deadline. One loop does
+    both: Whoosh's TimeLimitCollector iterates matches itself and so bypasses a
+    FilterCollector inside it, and its SIGALRM mode only works in a main thread."""
 
-    def __init__(self, child: Any, allow: Query, timelimit: float) -> None:
-        super().__init__(child, allow=allow)
+    def __init__(self, child: Any, allow: Query | None, restrict: Query, timelimit: float) -> None:
+        super().__init__(child, allow=allow, restrict=restrict)
         self.timelimit = timelimit
         self.deadline = 0.0
 
@@ -119,30 +124,29 @@ class _FilteredDeadlineCollector(FilterCollector):
         super().prepare(top_searcher, q, context)
         self.deadline = time.monotonic() + self.timelimit
 
+    def _kept(self, docnum: int) -> bool:
+        # FilterCollector itself reads an empty allow set as "no filter".
+        allow, restrict = self._allow, self._restrict
+        return (allow is None or docnum in allow) and (restrict is None or docnum not in restrict)
+
     def all_ids(self) -> Any:
-        # FilterCollector's own reads an empty allow set as "no filter".
-        allow = self._allow
-        for docnum in self.child.all_ids():
-            if allow is None or docnum in allow:
-                yield docnum
+        return (docnum for docnum in self.child.all_ids() if self._kept(docnum))
 
     def count(self) -> int:
-        if self._allow is None:
-            return int(self.child.count())
         return sum(1 for _ in self.all_ids())
 
     def collect_matches(self) -> None:
-        child, allow, offset, deadline = self.child, self._allow, self.offset, self.deadline
+        child, offset, deadline, kept = self.child, self.offset, self.deadline, self._kept
         for n, sub_docnum in enumerate(child.matches(), 1):
             if n % 256 == 0 and time.monotonic() > deadline:
                 raise TimeLimit
-            if allow is None or offset + sub_docnum in allow:
+            if kept(offset + sub_docnum):
                 child.collect(sub_docnum)
 
 
 def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: int | None) -> tuple[Any, bool]:
-    collector = _FilteredDeadlineCollector(searcher.collector(limit=limit), _filter(options, _searches_records(query)),
-                                           options.timeout)
+    allow, restrict = _filters(options, _searches_records(query))
+    collector = _FilteredDeadlineCollector(searcher.collector(limit=limit), allow, restrict, options.timeout)
     partial = False
     try:
         searcher.search_with_collector(query, collector)
@@ -156,30 +160,29 @@ def _prepare(results: Any) -> None:
     results.formatter = _MarkerFormatter()
 
 
-def run_search(ix: Index, text: str, options: SearchOptions) -> SearchResult:
+def run_search(ix: Index, searcher: Searcher, text: str, options: SearchOptions) -> SearchResult:
     """Run a query; pages (or documents) from ``offset``, at most ``limit``."""
     started = time.perf_counter()
     query = parse_query(ix, text)
-    with ix.searcher() as searcher:
-        if options.by_document:
-            results, partial = _collect(searcher, query, options, None)
-            _prepare(results)
-            grouped: dict[str, list[WhooshHit]] = {}
-            for whoosh_hit in results:  # score order: each document's best page first
-                grouped.setdefault(whoosh_hit["doc_hash"], []).append(whoosh_hit)
-            shown = list(grouped.values())[options.offset:options.offset + options.limit]
-            groups = []
-            for pages in shown:
-                hits = [_hit(h, options.highlight and i == 0) for i, h in enumerate(pages)]
-                groups.append(DocumentHits(hits[0].doc_hash, hits[0].path, hits[0].title, hits))
-            total = len(grouped)
-            hits = []
-        else:
-            results, partial = _collect(searcher, query, options, options.offset + options.limit)
-            _prepare(results)
-            hits = [_hit(h, options.highlight) for h in results[options.offset:options.offset + options.limit]]
-            total = results.estimated_length() if partial else len(results)
-            groups = []
+    if options.by_document:
+        results, partial = _collect(searcher, query, options, None)
+        _prepare(results)
+        grouped: dict[str, list[WhooshHit]] = {}
+        for whoosh_hit in results:  # score order: each document's best page first
+            grouped.setdefault(whoosh_hit["doc_hash"], []).append(whoosh_hit)
+        shown = list(grouped.values())[options.offset:options.offset + options.limit]
+        groups = []
+        for pages in shown:
+            hits = [_hit(h, options.highlight and i == 0) for i, h in enumerate(pages)]
+            groups.append(DocumentHits(hits[0].doc_hash, hits[0].path, hits[0].title, hits))
+        total = len(grouped)
+        hits = []
+    else:
+        results, partial = _collect(searcher, query, options, options.offset + options.limit)
+        _prepare(results)
+        hits = [_hit(h, options.highlight) for h in results[options.offset:options.offset + options.limit]]
+        total = results.estimated_length() if partial else len(results)
+        groups = []
     return SearchResult(
         query=text, total=total, hits=hits, took=time.perf_counter() - started, partial=partial, groups=groups,
         note="the search time limit was reached: results are partial" if partial else "",
