@@ -53,7 +53,7 @@ class Settings:
     #: PDFINDEX_SEARCH_TIMEOUT: seconds a search may run before partial results return.
     search_timeout: float = 5.0
     #: PDFINDEX_BATCH_PAGES: pages per index commit.
-    batch_pages: int = 500
+    batch_pages: int = 2000
     #: PDFINDEX_WORKERS: extraction processes of the embedded pool (default: CPU cores).
     workers: int = 1
     #: PDFINDEX_FILE_TIMEOUT: seconds one file may take before it is recorded as failed
@@ -83,7 +83,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         index_dir=Path(index_dir).expanduser() if index_dir else _default_index_dir(env),
         language=language,
         search_timeout=_number(env, "PDFINDEX_SEARCH_TIMEOUT", 5.0, 0.01),
-        batch_pages=_number(env, "PDFINDEX_BATCH_PAGES", 500, 1),
+        batch_pages=_number(env, "PDFINDEX_BATCH_PAGES", 2000, 1),
         workers=_number(env, "PDFINDEX_WORKERS", os.cpu_count() or 1, 1),
         file_timeout=file_timeout,
         file_hard_timeout=_number(env, "PDFINDEX_FILE_HARD_TIMEOUT", file_timeout + 30.0, file_timeout),

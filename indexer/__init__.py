@@ -73,7 +73,7 @@ class PageIndex:
 
     # ---- writing --------------------------------------------------------------
 
-    def writer(self, batch_pages: int = 500, lock_timeout: float = 30.0) -> PageWriter:
+    def writer(self, batch_pages: int = 2000, lock_timeout: float = 30.0) -> PageWriter:
         return PageWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout)
 
     def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:

@@ -53,7 +53,7 @@ class PageWriter:
     document added twice in one batch, or two versions of one path, end as one:
     Whoosh's delete_by_term does not reach documents added by the same writer."""
 
-    def __init__(self, ix: Callable[[], Index], batch_pages: int = 500, lock_timeout: float = 30.0) -> None:
+    def __init__(self, ix: Callable[[], Index], batch_pages: int = 2000, lock_timeout: float = 30.0) -> None:
         self._ix = ix  # asked at each lock: a reindex may have switched generations
         self._batch_pages = batch_pages
         self._lock_timeout = lock_timeout

@@ -12,7 +12,7 @@ from config import Settings, SettingsError
 def test_defaults_with_home_only() -> None:
     settings = config.load({"HOME": "/home/ann"})
     assert settings.index_dir == Path("/home/ann/.local/share/pdfindex/index")
-    assert (settings.language, settings.search_timeout, settings.batch_pages) == ("en", 5.0, 500)
+    assert (settings.language, settings.search_timeout, settings.batch_pages) == ("en", 5.0, 2000)
     assert (settings.broker_url, settings.result_backend) == ("", "")
     assert isinstance(settings, Settings)
 
@@ -31,7 +31,7 @@ def test_empty_variables_count_as_unset() -> None:
            "PDFINDEX_SEARCH_TIMEOUT": "", "PDFINDEX_BATCH_PAGES": ""}
     settings = config.load(env)
     assert settings.index_dir == Path("/home/ann/.local/share/pdfindex/index")
-    assert (settings.language, settings.search_timeout, settings.batch_pages) == ("en", 5.0, 500)
+    assert (settings.language, settings.search_timeout, settings.batch_pages) == ("en", 5.0, 2000)
 
 
 def test_home_fallback_without_home_variable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
