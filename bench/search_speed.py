@@ -38,8 +38,9 @@ engine written in C rather than in the abstract.
   - CJK: two adjacent Chinese words (4-6 characters) taken from a Chinese page.
 
   pdfindex: ``time.perf_counter()`` around ``PageIndex.search(q, SearchOptions(
-  limit=10, highlight=...))`` — which opens a searcher, parses, collects, loads stored
-  fields and (on) builds snippets, as the CLI does per query.  FTS5: around
+  limit=10, highlight=...))`` — whatever it does per query (get a searcher, parse,
+  collect, count the matches, load stored fields and, on, build snippets), on one
+  ``PageIndex`` as a long-running process would use it.  FTS5: around
   ``execute(...).fetchall()`` of ``MATCH ? ORDER BY rank LIMIT 10`` on one open
   connection, selecting the page's identity, path and title, plus
   ``snippet()`` of the text column when highlights are on.  pdfindex also counts all
@@ -59,7 +60,9 @@ engine written in C rather than in the abstract.
 
 Latencies are p50 and p95 (nearest rank) in milliseconds.  Everything runs in this
 process on warm OS caches (the index was just written); a cold cache would add disk
-reads to both engines.
+reads to both engines.  Indexing also reports this process's CPU time, and the load
+average is printed at the start and the end: on a shared machine other processes
+only ever add wall-clock time, and the CPU time shows how much.
 
 Usage::
 
@@ -70,11 +73,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
+import os
 import platform
 import random
 import re
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -433,7 +438,8 @@ def choose_queries(corpus: Corpus, reps: int = DEFAULT_REPS) -> list[QueryClass]
 
     rare = [Query(t, f'"{t}"') for t in rng.sample(sorted(corpus.rare), min(count, len(corpus.rare)))]
 
-    common_words = [w for w, c in df.most_common() if c >= COMMON_DF * n and w not in rare_terms_used]
+    by_df = sorted(df.items(), key=lambda item: (-item[1], item[0]))  # ties by word: set order varies by run
+    common_words = [w for w, c in by_df if c >= COMMON_DF * n and w not in rare_terms_used]
     common = [Query(w, f'"{w}"') for w in common_words[:count]]
     common_set = set(common_words)
 
@@ -482,7 +488,8 @@ def choose_queries(corpus: Corpus, reps: int = DEFAULT_REPS) -> list[QueryClass]
 
 @dataclass(frozen=True, slots=True)
 class IndexReport:
-    seconds: float
+    seconds: float  # wall clock
+    cpu_seconds: float  # this process's CPU time: less sensitive to other load on the machine
     pages: int
     size_bytes: int
 
@@ -494,15 +501,15 @@ class IndexReport:
 def build_pdfindex(corpus: Corpus, root: Path, language: str, batch_pages: int) -> tuple[PageIndex, IndexReport]:
     """Index the corpus through one PageWriter; returns the index and its report."""
     index = PageIndex(root, language)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     with index.writer(batch_pages=batch_pages) as writer:
         for doc in corpus.documents:
             writer.add(doc.record, list(doc.pages))
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     stats = index.stats()
     if stats.pages != corpus.pages:
         raise RuntimeError(f"pdfindex holds {stats.pages} pages of {corpus.pages}")
-    return index, IndexReport(seconds, stats.pages, stats.size_bytes)
+    return index, IndexReport(seconds, cpu, stats.pages, stats.size_bytes)
 
 
 def pdfindex_search(index: PageIndex, query: str, highlight: bool) -> tuple[float, int, bool]:
@@ -571,7 +578,7 @@ class Fts5Index:
         insert_cjk = insert.replace("INTO pages(", "INTO pages_cjk(")
         rowid = 0
         pending = 0
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         conn.execute("BEGIN")
         for doc in corpus.documents:
             rec = doc.record
@@ -588,10 +595,10 @@ class Fts5Index:
                 conn.execute("BEGIN")
                 pending = 0
         conn.execute("COMMIT")
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
-        return IndexReport(seconds, rowid, size)
+        return IndexReport(seconds, cpu, rowid, size)
 
     def _table(self, query: Query) -> str:
         return "pages_cjk" if query.cjk and self.trigram else "pages"
@@ -703,7 +710,8 @@ def build_rows(corpus: Corpus, ours: IndexReport, ours_m: Measurements, fts: Ind
         Row("indexing, pages/s", f"{ours.pages_per_second:.0f}",
             f"{fts.pages_per_second:.0f}" if fts else "n/a", f">= {TARGET_PAGES_PER_SECOND:.0f}",
             _verdict(ours.pages_per_second >= TARGET_PAGES_PER_SECOND)),
-        Row("indexing time, s", f"{ours.seconds:.1f}", f"{fts.seconds:.1f}" if fts else "n/a"),
+        Row("indexing time, s (wall / CPU)", f"{ours.seconds:.1f} / {ours.cpu_seconds:.1f}",
+            f"{fts.seconds:.1f} / {fts.cpu_seconds:.1f}" if fts else "n/a"),
         Row("index size on disk, MB", f"{ours.size_bytes / 1e6:.1f}", f"{fts.size_bytes / 1e6:.1f}" if fts else "n/a"),
     ]
     for qc in classes:
@@ -754,6 +762,25 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def code_revision() -> str:
+    """The git commit being measured, with "+changes" when indexer/ has uncommitted edits."""
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "indexer"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head + ("+changes in indexer/" if dirty else "")
+
+
+def load_average() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
 def _median(values: Sequence[int]) -> float:
     return statistics.median(values) if values else 0.0
 
@@ -761,7 +788,8 @@ def _median(values: Sequence[int]) -> float:
 def run(args: argparse.Namespace, workdir: Path) -> int:
     say = print
     say(f"python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, {platform.machine()}, "
-        f"{platform.system()} {platform.release()}")
+        f"{platform.system()} {platform.release()}, {os.cpu_count()} CPUs; code at {code_revision()}; "
+        f"load average {load_average()}")
     started = time.perf_counter()
     corpus = generate_corpus(args.pages, args.seed)
     say(f"corpus: {corpus.pages} pages in {len(corpus.documents)} documents ({corpus.cjk_pages} Chinese pages), "
@@ -816,6 +844,7 @@ def run(args: argparse.Namespace, workdir: Path) -> int:
         say("FTS5 latency excludes counting all matches (pdfindex's SearchResult.total includes it).")
     else:
         say("FTS5 is not available in this Python's SQLite: its column is n/a.")
+    say(f"load average at the end: {load_average()} (other processes on the machine add to wall-clock times)")
     if args.keep is not None:
         say(f"indexes kept in {args.keep}")
     missed = [r.metric for r in rows if r.verdict == "MISSED"]
