@@ -35,6 +35,8 @@ app.conf.update(
     accept_content=["json"],
     task_ignore_result=True,
     task_acks_late=True,
+    # Publishing (the writer kick) waits out a broker restart instead of failing.
+    task_publish_retry_policy={"max_retries": 60, "interval_start": 0.5, "interval_step": 0.5, "interval_max": 3},
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,
     task_soft_time_limit=settings.file_timeout,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -31,6 +32,24 @@ def client(settings: Settings) -> redis.Redis:
         raise ValueError(f"PDFINDEX_BROKER_URL={settings.broker_url!r}: the ingest hand-off needs a Redis broker")
     return redis.Redis.from_url(settings.broker_url, socket_timeout=30, socket_connect_timeout=10,
                                 health_check_interval=30)
+
+
+_REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError)
+
+
+def retrying(call: Callable[[], Any], patience: float = 120.0) -> Any:
+    """Run a Redis call, waiting out a Redis restart (up to ``patience`` seconds)
+    instead of failing the file being worked on."""
+    deadline = time.monotonic() + patience
+    delay = 0.2
+    while True:
+        try:
+            return call()
+        except _REDIS_DOWN:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 3.0)
 
 
 def run_key(run_id: str) -> str:

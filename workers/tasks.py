@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import redis
 from celery import Task
 
 from indexer import IndexBusy, PageIndex, Status
@@ -25,6 +26,8 @@ class ExtractTask(Task):
                    einfo: Any) -> None:
         """Runs after the hard time limit killed the extraction (and on any other
         unexpected failure): the file is recorded as failed, not lost."""
+        if isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
+            return  # the broker's trouble, not the file's: a restarted ingest re-enqueues it
         path, doc_hash, run_id, index_dir = args[0], args[1], args[2], args[3]
         reason = (f"time limit of {settings.file_hard_timeout:g} s exceeded; extraction killed"
                   if type(exc).__name__ == "TimeLimitExceeded" else f"extraction failed: {type(exc).__name__}: {exc}")
@@ -37,14 +40,14 @@ class ExtractTask(Task):
 @app.task(name="pdfindex.extract", base=ExtractTask)
 def extract(path: str, doc_hash: str, run_id: str, index_dir: str, password_file: str | None = None) -> None:
     r = queue.client(settings)
-    attempts = queue.count_attempt(r, run_id, doc_hash)
+    attempts = queue.retrying(lambda: queue.count_attempt(r, run_id, doc_hash))
     if attempts > settings.max_attempts:
         outcome = failed(Path(path), doc_hash, Status.FAILED,
                          f"gave up after {attempts - 1} attempts: the file stopped its worker each time", attempts)
     else:
         passwords = read_passwords(Path(password_file)) if password_file else []
         outcome = extract_outcome(Path(path), doc_hash, passwords, attempts)
-    queue.push_result(r, run_id, index_dir, outcome.to_json(), len(outcome.pages))
+    queue.retrying(lambda: queue.push_result(r, run_id, index_dir, outcome.to_json(), len(outcome.pages)))
     write.delay()
 
 
