@@ -19,13 +19,15 @@ engine written in C rather than in the abstract.
   that share no stem with the vocabulary) are planted on 1-5 English pages each, so
   their page sets are known exactly.
 * **Indexing.**  pdfindex: ``PageIndex.writer(batch_pages)`` — one writer for the
-  whole corpus, a commit per batch (``PDFINDEX_BATCH_PAGES``, default 500, or
-  ``--batch``), timed from opening the writer to its last commit; size from
+  whole corpus, a commit per batch (the settings' ``batch_pages``, i.e.
+  ``PDFINDEX_BATCH_PAGES`` or its default, or ``--batch``), timed from opening the writer to its last commit; size from
   ``PageIndex.stats()``.  FTS5: one transaction per batch of the same size,
   ``tokenize='porter unicode61 remove_diacritics 2'`` (stemming and accent folding,
-  like our analysis), WAL journal with ``synchronous=NORMAL`` (Whoosh never calls
-  fsync, so FTS5's default of an fsync per commit would be an unfair handicap);
-  size = database file after a WAL checkpoint.  Both store the page text.
+  like our analysis, though Porter's stemmer is not Whoosh's Snowball one: it
+  conflates "one" with "on", so a few common-term match counts differ), WAL journal
+  with ``synchronous=NORMAL`` (Whoosh never calls fsync, so FTS5's default of an
+  fsync per commit would be an unfair handicap); size = database file after a WAL
+  checkpoint.  Both store the page text.
 * **Queries.**  Five classes, each with ``--reps`` different queries of the class
   (one more query of the class runs first as an untimed warm-up), each with
   highlights off and on, top 10:
