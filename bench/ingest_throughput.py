@@ -29,8 +29,9 @@ measured in one run on one generated folder of PDFs:
   time whatever the number of extractors, and on 2 cores the writer competes with
   them for CPU.  (c), the JSON hand-off of results between processes, is timed
   too.  From a, b, c and the fixed cost of a command (an ingest of an empty
-  folder) the report derives the best 2/1 ratio this design could reach, and how
-  small b (or the fixed cost) would have to be for the target.
+  folder, plus stopping the pool as the diagnosis timeline measures it) the
+  report derives the best 2/1 ratio this design could reach, and how small b (or
+  the fixed cost) would have to be for the target.
 * **diagnosis** (embedded; extra untimed runs): a timeline of the command (plan
   done, first and last extraction result back, final commit done, pool stopped,
   exit), the writer thread's time in add and commit, and the CPU time of the
@@ -941,7 +942,7 @@ def scaling_lines(runs: Sequence[Run]) -> list[str]:
     return lines
 
 
-def split_lines(split: Split, pages: int, fixed: float | None) -> list[str]:
+def split_lines(split: Split, pages: int, files: int, fixed: float | None, floor: float | None = None) -> list[str]:
     a, b, c = split.extract, split.index, split.handoff
     total = a.cpu + b.cpu
     lines = [
@@ -964,6 +965,11 @@ def split_lines(split: Split, pages: int, fixed: float | None) -> list[str]:
             "    (with --workers 1 the writer already runs beside the one extractor, on the second core: the "
             f"baseline is not one core's worth; one core would need >= {fixed + a.cpu + b.cpu:.2f} s)",
         ]
+        if pages + files < split.batch_pages:  # the writer counts a file's record and its pages
+            late = [fixed + a.cpu / n + b.cpu + c.cpu for n in (1, 2)]
+            lines.append(f"    but this run's {pages} pages fit one batch of {split.batch_pages}: all index work "
+                         f"happens in the final commit, after extraction, so expect 1 process {late[0]:.2f} s, "
+                         f"2 processes {late[1]:.2f} s, 2/1 = {late[0] / late[1]:.2f}x")
         need_b = _largest(lambda x: ideal_wall(fixed, a.cpu, x, c.cpu, 1) / ideal_wall(fixed, a.cpu, x, c.cpu, 2),
                           b.cpu)
         need_f = _largest(lambda x: ideal_wall(x, a.cpu, 0.0, 0.0, 1) / ideal_wall(x, a.cpu, 0.0, 0.0, 2), fixed)
@@ -975,6 +981,15 @@ def split_lines(split: Split, pages: int, fixed: float | None) -> list[str]:
         elif need_f is not None:
             lines.append(f"    {TARGET_SCALING:g}x is out of reach even with free indexing (b = c = 0) unless the "
                          f"fixed cost drops from {fixed:.2f} s to <= {need_f:.2f} s; then b must shrink too")
+        if floor is not None and floor < fixed:
+            base = floor
+            need = _largest(lambda x: ideal_wall(base, a.cpu, x, c.cpu, 1) / ideal_wall(base, a.cpu, x, c.cpu, 2),
+                            b.cpu)
+            best = ideal_wall(base, a.cpu, b.cpu, c.cpu, 1) / ideal_wall(base, a.cpu, b.cpu, c.cpu, 2)
+            lines.append(f"    without the pool stop (fixed cost {base:.2f} s): best possible 2/1 = {best:.2f}x; "
+                         + ("out of reach even with free indexing" if need is None else
+                            f"{TARGET_SCALING:g}x needs b <= {need:.2f} s ({b.cpu / max(need, 1e-9):.1f}x cheaper "
+                            "indexing than now)"))
     return lines
 
 
@@ -1039,7 +1054,7 @@ def format_report(report: Report, attempts: int) -> str:
                           if stop is not None else "")]
     if report.split is not None:
         lines += ["", "where single-process work goes (in this process: no pool, no broker):",
-                  *split_lines(report.split, c.pages, report.fixed_cost())]
+                  *split_lines(report.split, c.pages, len(c.files), report.fixed_cost(), report.floor)]
     if report.diagnoses:
         lines += ["", "diagnosis: embedded ingest timeline (untimed extra run per worker count; the ingest "
                       "process is the single writer):", *diagnosis_lines(report.diagnoses)]
