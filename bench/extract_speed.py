@@ -142,7 +142,7 @@ class GeneratedDocument:
 
 
 @dataclass(frozen=True, slots=True)
-class _Face:
+class Face:
     """A font resource and how a character becomes a byte in its strings."""
 
     resource: str
@@ -162,7 +162,7 @@ def _charset() -> str:
     return " .,:" + "0123456789" + "".join(letters)
 
 
-def _add_fonts(w: PdfWriter) -> tuple[dict[str, Ref], dict[str, _Face]]:
+def _add_fonts(w: PdfWriter) -> tuple[dict[str, Ref], dict[str, Face]]:
     """F1 Helvetica and F2 Times-Roman (standard 14, WinAnsi) and F3 a subset-style
     TrueType font: codes 3.. in charset order (as office exports number subset
     glyphs), /Widths from Times metrics, symbolic, text only through ToUnicode."""
@@ -181,14 +181,14 @@ def _add_fonts(w: PdfWriter) -> tuple[dict[str, Ref], dict[str, _Face]]:
         descriptor={"Flags": 4, "FontBBox": [-568, -216, 2046, 891], "Ascent": 891,
                     "Descent": -216, "CapHeight": 662, "StemV": 84, "XHeight": 448})
     faces = {
-        "F1": _Face("F1", ascii_codes, hex_strings=False),
-        "F2": _Face("F2", ascii_codes, hex_strings=False),
-        "F3": _Face("F3", subset_codes, hex_strings=True),
+        "F1": Face("F1", ascii_codes, hex_strings=False),
+        "F2": Face("F2", ascii_codes, hex_strings=False),
+        "F3": Face("F3", subset_codes, hex_strings=True),
     }
     return fonts, faces
 
 
-def _tj(face: _Face, items: Sequence[str | float]) -> bytes:
+def tj(face: Face, items: Sequence[str | float]) -> bytes:
     """A TJ array from characters and numbers (adjacent characters form one string)."""
     out: list[bytes] = []
     run = ""
@@ -205,7 +205,7 @@ def _tj(face: _Face, items: Sequence[str | float]) -> bytes:
     return b"[" + b"".join(out) + b"] TJ"
 
 
-def _line_ops(words: Sequence[str], fonts: Sequence[_Face], rng: random.Random) -> bytes:
+def _line_ops(words: Sequence[str], fonts: Sequence[Face], rng: random.Random) -> bytes:
     """One body line: TJ arrays with space characters, gap numbers and kerns; a
     word in the other body font switches font mid-line and back, as TeX does."""
     base, other = fonts
@@ -216,7 +216,7 @@ def _line_ops(words: Sequence[str], fonts: Sequence[_Face], rng: random.Random) 
         face = other if rng.random() < EMPHASIS_SHARE else base
         if face is not current:
             if items:
-                ops.append(_tj(current, items))
+                ops.append(tj(current, items))
             ops.append(b"/%s %g Tf" % (face.resource.encode(), FONT_SIZE))
             current, items = face, []
         if i:
@@ -229,7 +229,7 @@ def _line_ops(words: Sequence[str], fonts: Sequence[_Face], rng: random.Random) 
                 items.append(KERNING[word[j - 1:j + 1]])
             items.append(ch)
     if items:
-        ops.append(_tj(current, items))
+        ops.append(tj(current, items))
     if current is not base:
         ops.append(b"/%s %g Tf" % (base.resource.encode(), FONT_SIZE))
     return b" ".join(ops)
@@ -259,7 +259,7 @@ class _Sentences:
         return vocab, drawn
 
 
-def _page(number: int, lines_per_page: int, words_per_line: int, faces: Mapping[str, _Face],
+def _page(number: int, lines_per_page: int, words_per_line: int, faces: Mapping[str, Face],
           sentences: _Sentences, rng: random.Random, seed: int) -> tuple[bytes, GeneratedPage]:
     chapter = 1 + (number - 1) // 10
     chapter_rng = random.Random(seed * 1000 + chapter)  # same title on every page of a chapter

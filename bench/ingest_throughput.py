@@ -90,6 +90,7 @@ if str(ROOT) not in sys.path:  # for tests.pdfwriter (and the project) when run 
 
 from pdfminer.fontmetrics import FONT_METRICS  # noqa: E402
 
+from extract_speed import Face, tj  # noqa: E402 - the same PDF-building pieces
 from tests.pdfwriter import Name, PdfWriter, Ref, tounicode_cmap  # noqa: E402
 
 TARGET_SCALING = 1.7
@@ -191,27 +192,12 @@ class Corpus:
     styles: Mapping[str, int]  # files per producer style
 
 
-@dataclass(frozen=True, slots=True)
-class _Face:
-    """A font resource and how a character becomes bytes in its strings."""
-
-    resource: str
-    codes: Mapping[str, int]
-    hex_strings: bool
-
-    def string(self, text: str) -> bytes:
-        data = bytes(self.codes[c] for c in text)
-        if self.hex_strings:
-            return b"<" + data.hex().upper().encode() + b">"
-        return b"(" + data.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
-
-
 def _charset() -> str:
     letters = sorted(set("".join(VOCABULARY)) | set("".join(VOCABULARY).upper()))
     return " .,:;-" + "0123456789" + "".join(letters)
 
 
-def _fonts(w: PdfWriter) -> tuple[Ref, dict[str, _Face]]:
+def _fonts(w: PdfWriter) -> tuple[Ref, dict[str, Face]]:
     """F1 Helvetica, F2 Times-Roman (standard 14, WinAnsi), F3 a subset-style
     TrueType font numbering its glyphs from 3 (as office exports do), with
     /Widths and text only through a Flate-compressed ToUnicode map."""
@@ -229,9 +215,9 @@ def _fonts(w: PdfWriter) -> tuple[Ref, dict[str, _Face]]:
                         "CapHeight": 718, "StemV": 88, "XHeight": 523}),
     }
     faces = {
-        "F1": _Face("F1", ascii_codes, hex_strings=False),
-        "F2": _Face("F2", ascii_codes, hex_strings=False),
-        "F3": _Face("F3", subset_codes, hex_strings=True),
+        "F1": Face("F1", ascii_codes, hex_strings=False),
+        "F2": Face("F2", ascii_codes, hex_strings=False),
+        "F3": Face("F3", subset_codes, hex_strings=True),
     }
     resources = w.add({"Font": fonts, "ProcSet": [Name("PDF"), Name("Text")]})
     return resources, faces
@@ -276,23 +262,6 @@ class _Text:
             words.append(word)
 
 
-def _tj(face: _Face, items: Sequence[str | float]) -> bytes:
-    """A TJ array from characters and numbers (adjacent characters form one string)."""
-    out: list[bytes] = []
-    run = ""
-    for item in items:
-        if isinstance(item, str):
-            run += item
-            continue
-        if run:
-            out.append(face.string(run))
-            run = ""
-        out.append(b"%g" % item)
-    if run:
-        out.append(face.string(run))
-    return b"[" + b"".join(out) + b"] TJ"
-
-
 def _kerned(word: str) -> list[str | float]:
     items: list[str | float] = []
     for j, ch in enumerate(word):
@@ -302,7 +271,7 @@ def _kerned(word: str) -> list[str | float]:
     return items
 
 
-def _body(style: str, lines: Sequence[Sequence[str]], faces: Mapping[str, _Face], rng: random.Random) -> bytes:
+def _body(style: str, lines: Sequence[Sequence[str]], faces: Mapping[str, Face], rng: random.Random) -> bytes:
     """The body text of a page in one producer's manner."""
     ops: list[bytes] = []
     if style == "browser":  # Skia: every run positioned absolutely, Tj with real spaces
@@ -323,7 +292,7 @@ def _body(style: str, lines: Sequence[Sequence[str]], faces: Mapping[str, _Face]
                 else:
                     items.append(" ")
             items.extend(_kerned(word))
-        ops.append((b"T* " if n else b"") + _tj(face, items))
+        ops.append((b"T* " if n else b"") + tj(face, items))
     ops.append(b"ET")
     return b"\n".join(ops)
 
