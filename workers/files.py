@@ -1,10 +1,14 @@
-"""Finding PDFs, hashing them, reading the password file."""
+"""Finding PDFs, hashing them, reading them safely, reading the password file."""
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Iterator
+import stat
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+from .errors import OutsideRoots
 
 _MAGIC_WINDOW = 1024  # §7.5.2 puts the header first; readers accept junk before it
 
@@ -43,6 +47,72 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class FileRead:
+    """A file's bytes with the hash and identity of exactly those bytes."""
+
+    data: bytes
+    doc_hash: str
+    size: int
+    mtime: float
+
+
+#: Reads of a file that changes while it is read, before it is given up.
+_READ_TRIES = 3
+
+
+def _under(real: str, roots: Sequence[Path]) -> bool:
+    for root in roots:
+        top = os.path.realpath(root)
+        if real == top or real.startswith(top.rstrip("/") + "/"):
+            return True
+    return False
+
+
+def check_under_roots(path: Path, roots: Sequence[Path]) -> None:
+    """Raise ``OutsideRoots`` unless ``path``, symlinks resolved, lies under a root.
+    A cheap early check (before a file is even opened); ``read_pdf`` checks again
+    on the opened file, which no symlink swapped in meanwhile can escape."""
+    if not _under(os.path.realpath(path), roots):
+        raise OutsideRoots(f"{path}: outside the configured roots (PDFINDEX_ROOTS); not read")
+
+
+def _opened_path(fd: int, path: Path) -> str:
+    """The real path of an open descriptor: what was opened, not what the name
+    points to now."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # no /proc: the name's real path, checked right after opening
+        return os.path.realpath(path)
+
+
+def read_pdf(path: Path, roots: Sequence[Path] | None = None) -> FileRead:
+    """Read a file once, for hashing and parsing the same bytes: the hash recorded
+    for a document is always the hash of the text extracted from it. A file that
+    changes while it is read (size or mtime differ before and after) is read again.
+
+    With ``roots``, the opened file's real path must lie under one of them, else
+    ``OutsideRoots``: a queue message cannot make a worker read outside its folders.
+    Only regular files are read (a FIFO named x.pdf would block a worker for good).
+    Raises OSError for a file that cannot be read or keeps changing."""
+    for _ in range(_READ_TRIES):
+        fd = os.open(path, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            if roots is not None and not _under(_opened_path(fd, path), roots):
+                raise OutsideRoots(f"{path}: outside the configured roots (PDFINDEX_ROOTS); not read")
+            before = os.fstat(fd)
+            if not stat.S_ISREG(before.st_mode):
+                raise OSError(f"{path}: not a regular file")
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                data = fh.read()
+            after = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if before.st_size == after.st_size == len(data) and before.st_mtime_ns == after.st_mtime_ns:
+            return FileRead(data, hashlib.sha256(data).hexdigest(), after.st_size, after.st_mtime)
+    raise OSError(f"{path}: the file kept changing while it was read; try again when it is complete")
 
 
 def read_passwords(path: Path | None) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from statistics import fmean
@@ -14,78 +15,142 @@ from billiard.exceptions import SoftTimeLimitExceeded
 import pipeline
 from indexer import DocumentRecord, PageRecord, Status
 
-from .files import file_identity
+from .files import FileRead, file_identity, read_pdf
+
+
+#: What each field of a record may hold in JSON, for checking outcomes that come
+#: from another process or through Redis: a forged hand-off item must not become
+#: an index record of any shape it likes.
+_NUMBER = (int, float)
+_DOC_TYPES: dict[str, tuple[type, ...]] = {
+    "doc_hash": (str,), "path": (str,), "status": (str,), "page_count": (int,), "title": (str,),
+    "producer": (str,), "size": (int,), "mtime": _NUMBER, "ingested": _NUMBER, "error": (str,), "attempts": (int,),
+    "mean_coverage": (*_NUMBER, type(None)),
+}
+_PAGE_TYPES: dict[str, tuple[type, ...]] = {
+    "number": (int,), "text": (str,), "coverage": (*_NUMBER, type(None)), "glyphs": (int,), "unresolved": (int,),
+    "needs_ocr": (bool,),
+}
+
+
+def _checked(raw: object, types: dict[str, tuple[type, ...]], what: str) -> dict[str, object]:
+    if not isinstance(raw, dict) or set(raw) != set(types):
+        raise ValueError(f"{what}: not a record with the fields {sorted(types)}")
+    for key, allowed in types.items():
+        value = raw[key]
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            raise ValueError(f"{what}: field {key!r} has a {type(value).__name__}")
+    return raw
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
     doc: DocumentRecord
     pages: list[PageRecord]
+    #: The hash the file was planned (and its progress is tracked) under; the
+    #: record's own hash is that of the bytes actually extracted, which differs when
+    #: the file changed in between.
+    job_hash: str = ""
 
     def to_json(self) -> str:
-        return json.dumps({"doc": asdict(self.doc), "pages": [asdict(p) for p in self.pages]}, ensure_ascii=False)
+        # ASCII escapes keep file names that are not UTF-8 (lone surrogates) lossless.
+        return json.dumps({"doc": asdict(self.doc), "pages": [asdict(p) for p in self.pages],
+                           "job_hash": self.job_hash or self.doc.doc_hash})
 
     @staticmethod
     def from_json(data: str | bytes) -> Outcome:
-        raw = json.loads(data)
-        doc = raw["doc"]
-        doc["status"] = Status(doc["status"])
-        return Outcome(DocumentRecord(**doc), [PageRecord(**p) for p in raw["pages"]])
+        """Parse and check an outcome; ValueError says what is malformed."""
+        try:
+            raw = json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"outcome is not JSON: {str(exc)[:80]}") from None
+        if not isinstance(raw, dict) or not isinstance(raw.get("pages"), list) \
+                or not isinstance(raw.get("job_hash"), str):
+            raise ValueError("outcome: not an object with doc, pages and job_hash")
+        doc = dict(_checked(raw.get("doc"), _DOC_TYPES, "outcome record"))
+        try:
+            doc["status"] = Status(str(doc["status"]))
+        except ValueError:
+            raise ValueError(f"outcome record: unknown status {str(doc['status'])[:40]!r}") from None
+        pages = [PageRecord(**_checked(p, _PAGE_TYPES, "outcome page")) for p in raw["pages"]]  # type: ignore[arg-type]
+        return Outcome(DocumentRecord(**doc), pages, raw["job_hash"])  # type: ignore[arg-type]
 
 
 def failed(path: Path, doc_hash: str, status: Status, error: str, attempts: int = 1) -> Outcome:
-    """A record without pages, for a file that could not be indexed."""
+    """A record without pages, for a file that could not be indexed (or read: then
+    ``doc_hash`` is the planned one, there being no content to hash)."""
     try:
         size, mtime = file_identity(path)
     except OSError:
         size, mtime = 0, 0.0
     return Outcome(DocumentRecord(doc_hash=doc_hash, path=str(path), status=status, size=size, mtime=mtime,
-                                  ingested=time.time(), error=error, attempts=attempts), [])
+                                  ingested=time.time(), error=error, attempts=attempts), [], doc_hash)
 
 
-def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: int = 1) -> Outcome:
+def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: int = 1,
+                    roots: Sequence[Path] | None = None) -> Outcome:
     """Extract one file into index records. Never raises for a bad file: a file
     that is not a PDF, needs a password we lack, or breaks the extractor becomes a
-    record with a status and an error message naming the problem."""
-    size, mtime = file_identity(path)
+    record with a status and an error message naming the problem.
+
+    The file is read once and the record carries the hash of exactly the bytes
+    extracted, whatever ``doc_hash`` (the planned hash) says: a file rewritten
+    since it was planned is recorded as what it now holds. With ``roots``, a file
+    outside them is not read (``OutsideRoots`` propagates: the caller decides
+    whether that is a record or a refused message)."""
     try:
-        doc = _open(path, passwords)
+        read = read_pdf(path, roots)
+    except OSError as exc:
+        return failed(path, doc_hash, Status.FAILED, f"cannot read file: {exc.strerror or exc}", attempts)
+    try:
+        doc = _open(read.data, passwords)
         pages = [
             PageRecord(number=p.number, text=p.text, coverage=p.quality.coverage, glyphs=p.quality.glyphs,
                        unresolved=p.quality.unresolved, needs_ocr=p.quality.needs_ocr)
             for p in doc.pages
         ]
     except pipeline.PasswordError as exc:
-        return failed(path, doc_hash, Status.ENCRYPTED, exc.problem, attempts)
+        return _read_failed(path, read, doc_hash, Status.ENCRYPTED, exc.problem, attempts)
     except pipeline.ExtractionError as exc:
-        return failed(path, doc_hash, Status.FAILED, exc.problem, attempts)
+        return _read_failed(path, read, doc_hash, Status.FAILED, exc.problem, attempts)
     except MemoryError:
-        return failed(path, doc_hash, Status.FAILED, "out of memory while extracting (memory limit per file)", attempts)
+        return _read_failed(path, read, doc_hash, Status.FAILED,
+                            "out of memory while extracting (memory limit per file)", attempts)
     except SoftTimeLimitExceeded:
-        return failed(path, doc_hash, Status.FAILED, "time limit per file exceeded", attempts)
+        return _read_failed(path, read, doc_hash, Status.FAILED, "time limit per file exceeded", attempts)
     except Exception as exc:  # noqa: BLE001 - one file's crash must not stop the ingest
-        return failed(path, doc_hash, Status.FAILED, f"extractor error: {type(exc).__name__}: {exc}", attempts)
+        return _read_failed(path, read, doc_hash, Status.FAILED,
+                            f"extractor error: {type(exc).__name__}: {str(exc)[:160]}", attempts)
     coverages = [p.coverage for p in pages if p.coverage is not None]
     has_text = any(p.glyphs for p in pages)
     return Outcome(
         DocumentRecord(
-            doc_hash=doc_hash, path=str(path), status=Status.INDEXED if has_text else Status.EMPTY,
+            doc_hash=read.doc_hash, path=str(path), status=Status.INDEXED if has_text else Status.EMPTY,
             page_count=len(pages), title=doc.info.get("Title", ""), producer=doc.info.get("Producer", ""),
-            size=size, mtime=mtime, ingested=time.time(), attempts=attempts,
+            size=read.size, mtime=read.mtime, ingested=time.time(), attempts=attempts,
             mean_coverage=fmean(coverages) if coverages else None,
         ),
         pages,
+        doc_hash,
     )
 
 
-def _open(path: Path, passwords: list[str]) -> pipeline.Document:
+def _read_failed(path: Path, read: FileRead, job_hash: str, status: Status, error: str, attempts: int) -> Outcome:
+    """A failure record for content that was read: under that content's hash and
+    identity, so an unchanged file is not retried and a changed one is."""
+    doc = DocumentRecord(doc_hash=read.doc_hash, path=str(path), status=status, size=read.size, mtime=read.mtime,
+                         ingested=time.time(), error=error, attempts=attempts)
+    return Outcome(doc, [], job_hash)
+
+
+def _open(data: bytes, passwords: list[str]) -> pipeline.Document:
     """Try no password, then each password of the password file."""
     try:
-        return pipeline.extract(path)
+        return pipeline.extract(data)
     except pipeline.PasswordError as first:
         for password in passwords:
             try:
-                return pipeline.extract(path, password=password)
+                return pipeline.extract(data, password=password)
             except pipeline.PasswordError:
                 continue
         if passwords:
