@@ -1,9 +1,19 @@
 """The one error the command layer raises: a message for the user, shown as one
-line on stderr. Commands turn the errors of the layers they call into it, so the
-entry point need not import those layers (the index pulls in Whoosh, which
-``pdfindex extract`` should not pay for)."""
+line on stderr, and the exit status it ends with. Commands turn the errors of the
+layers they call into it, so the entry point need not import those layers (the
+index pulls in Whoosh, which ``pdfindex extract`` should not pay for)."""
 from __future__ import annotations
+
+#: Exit statuses (README "Commands"): 2 is argparse's for a bad command line.
+EXIT_ERROR = 1
+EXIT_PASSWORD = 3
+#: The index cannot be used: disk full, read-only, permission denied, corrupt, or
+#: refused as untrusted (owned or writable by another user).
+EXIT_STORAGE = 4
+EXIT_INTERRUPTED = 130
 
 
 class CliError(Exception):
-    pass
+    def __init__(self, message: str, exit_status: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.exit_status = exit_status

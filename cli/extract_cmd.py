@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from pipeline import PdfFile, iter_pages, parse_page_ranges
+
+from .errors import CliError
+from .terminal import shown, write_json
 
 
 def _pages_arg(pdf: PdfFile, spec: str | None) -> list[int] | None:
@@ -14,7 +16,7 @@ def _pages_arg(pdf: PdfFile, spec: str | None) -> list[int] | None:
     try:
         return parse_page_ranges(spec, pdf.page_count)
     except ValueError as exc:
-        raise SystemExit(f"pdfindex: {pdf.name}: {exc}") from None
+        raise CliError(f"{pdf.name}: {exc}") from None
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
@@ -30,8 +32,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
                 "coverage": None if q.coverage is None else round(q.coverage, 4), "needs_ocr": q.needs_ocr,
                 "problems": page.problems,
             })
-        json.dump({"file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out, ensure_ascii=False)
-        out.write("\n")
+        write_json({"file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out)
         return 0
     first = True
     for page in iter_pages(pdf, numbers):
@@ -46,10 +47,10 @@ def cmd_extract(args: argparse.Namespace) -> int:
 def cmd_glyphs(args: argparse.Namespace) -> int:
     pdf = PdfFile(args.file, args.password)
     if not 1 <= args.page <= pdf.page_count:
-        raise SystemExit(f"pdfindex: {pdf.name}: page {args.page} out of range 1-{pdf.page_count}")
+        raise CliError(f"{pdf.name}: page {args.page} out of range 1-{pdf.page_count}")
     for page in iter_pages(pdf, [args.page], keep_glyphs=True):
         for glyph in page.glyphs:
-            sys.stdout.write(json.dumps(glyph.as_dict(), ensure_ascii=False) + "\n")
+            write_json(glyph.as_dict())
         for problem in page.problems:
-            print(f"pdfindex: {pdf.name}: page {page.number}: {problem}", file=sys.stderr)
+            print(f"pdfindex: {shown(pdf.name)}: page {page.number}: {shown(problem)}", file=sys.stderr)
     return 0

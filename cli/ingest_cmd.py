@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
-from typing import Any
+from statistics import fmean
+from typing import TYPE_CHECKING, Any
 
 import config
 
-from .errors import CliError
+from .errors import EXIT_INTERRUPTED, CliError
 from .search_cmd import _index_arg, _user_errors
+from .terminal import shown, write_json
+
+if TYPE_CHECKING:
+    from workers.progress import Summary
 
 
 def add_commands(sub: Any) -> None:
@@ -75,8 +81,30 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                              args.workers or settings.workers)
         finally:
             progress.close()
-    print(summary.render())
-    return 130 if summary.interrupted else 0
+    print(render_summary(summary))
+    return EXIT_INTERRUPTED if summary.interrupted else 0
+
+
+def render_summary(summary: Summary) -> str:
+    """The end-of-run report; file names and reasons escaped for the terminal."""
+    elapsed = time.monotonic() - summary.started
+    rate = summary.pages / elapsed if elapsed > 0 else 0.0
+    coverage = f"{fmean(summary.coverages):.3f}" if summary.coverages else "n/a"
+    lines = [
+        "interrupted: the index holds everything committed so far; run the same command again to resume"
+        if summary.interrupted else "done",
+        f"  files indexed:        {summary.indexed}" + (f" (+{summary.empty} without text)" if summary.empty else ""),
+        f"  skipped as unchanged: {summary.unchanged}"
+        + (f" ({summary.duplicates} of them copies of other indexed files)" if summary.duplicates else ""),
+        f"  failed:               {len(summary.failed) + len(summary.encrypted)}",
+        f"  pages:                {summary.pages} ({rate:.1f} pages/s over {elapsed:.1f} s)",
+        f"  mean coverage:        {coverage}",
+        f"  pages needing OCR:    {summary.needs_ocr}",
+    ]
+    if summary.pruned:
+        lines.append(f"  pruned (files gone):  {summary.pruned}")
+    lines += [f"  FAILED {shown(path)}: {shown(reason)}" for path, reason in summary.encrypted + summary.failed]
+    return "\n".join(lines)
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -101,8 +129,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    import json  # noqa: PLC0415
-
     from indexer import Status  # noqa: PLC0415
 
     from .search_cmd import human_size, open_index  # noqa: PLC0415
@@ -119,17 +145,16 @@ def cmd_status(args: argparse.Namespace) -> int:
 
             queues = queue_depths(settings)
     if args.json:
-        json.dump({"documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
-                   "size_bytes": stats.size_bytes, "queues": queues,
-                   "failures": [{"path": p, "status": str(s), "error": e, "attempts": a}
-                                for p, s, e, a in failures]}, sys.stdout)
-        sys.stdout.write("\n")
+        write_json({"documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
+                    "size_bytes": stats.size_bytes, "queues": queues,
+                    "failures": [{"path": p, "status": str(s), "error": e, "attempts": a}
+                                 for p, s, e, a in failures]})
         return 0
-    print(f"index:     {stats.location} ({human_size(stats.size_bytes)})")
+    print(f"index:     {shown(stats.location)} ({human_size(stats.size_bytes)})")
     print(f"documents: {stats.documents}" + "".join(f"  {k}: {v}" for k, v in sorted(stats.by_status.items())))
     print(f"pages:     {stats.pages}")
     if queues is not None:
         print("queues:    " + "  ".join(f"{k}: {v}" for k, v in queues.items()))
     for path, status, error, attempts in failures:
-        print(f"  {status} {path}: {error} (attempts: {attempts})")
+        print(f"  {status} {shown(path)}: {shown(error)} (attempts: {attempts})")
     return 0

@@ -10,13 +10,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import config
 from pipeline import ExtractionError, PasswordError
 
 from . import extract_cmd, ingest_cmd, search_cmd
-from .errors import CliError
+from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASSWORD, CliError
+from .terminal import shown
 
-EXIT_ERROR = 1
-EXIT_PASSWORD = 3
+#: Commands that read no settings: a bad PDFINDEX_* value must not stop them.
+_WITHOUT_SETTINGS = {"extract", "glyphs"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,18 +46,25 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command not in _WITHOUT_SETTINGS:
+            config.load()  # every setting checked before any work starts
         return int(args.func(args))
     except PasswordError as exc:
-        print(f"pdfindex: {exc}", file=sys.stderr)
-        return EXIT_PASSWORD
-    except (ExtractionError, CliError) as exc:
-        print(f"pdfindex: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(str(exc), EXIT_PASSWORD)
+    except (ExtractionError, config.SettingsError) as exc:
+        return _fail(str(exc), EXIT_ERROR)
+    except CliError as exc:
+        return _fail(str(exc), exc.exit_status)
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         print("pdfindex: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"pdfindex: {shown(message)}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ load Whoosh.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import config
 
-from .errors import CliError
+from .errors import EXIT_STORAGE, CliError
+from .terminal import shown, write_json
 
 if TYPE_CHECKING:
     from indexer import Hit, PageIndex, SearchResult
@@ -57,11 +57,14 @@ def _index_arg(p: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
-    from indexer import SearchIndexError  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
+    from indexer import SearchIndexError, StorageError  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
+    from workers.errors import IngestError  # noqa: PLC0415
 
     try:
         yield
-    except (SearchIndexError, config.SettingsError) as exc:
+    except StorageError as exc:
+        raise CliError(str(exc), EXIT_STORAGE) from None
+    except (SearchIndexError, config.SettingsError, IngestError) as exc:
         raise CliError(str(exc)) from None
 
 
@@ -73,7 +76,7 @@ def open_index(args: argparse.Namespace, *, create: bool = False) -> PageIndex:
     try:
         return PageIndex(root, settings.language, create=create)
     except FileNotFoundError:
-        raise CliError(f"no index at {root}; ingest some PDFs first (or pass --index)") from None
+        raise CliError(f"no index at {shown(str(root))}; ingest some PDFs first (or pass --index)") from None
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -89,8 +92,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             needs_ocr=args.needs_ocr, path_glob=args.path_glob, timeout=settings.search_timeout,
         ))
     if args.json:
-        json.dump(_result_json(result), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        write_json(_result_json(result))
     else:
         _print_result(result, bold=sys.stdout.isatty())
     return 0
@@ -118,13 +120,15 @@ def _result_json(result: SearchResult) -> dict[str, Any]:
 
 
 def _marked(hit: Hit, bold: bool) -> str:
+    """The snippet, escaped piece by piece so that only our own bold codes reach
+    the terminal."""
     if not bold or not hit.spans:
-        return hit.snippet
+        return shown(hit.snippet)
     parts, last = [], 0
     for span in hit.spans:
-        parts += [hit.snippet[last:span.start], BOLD, hit.snippet[span.start:span.end], RESET]
+        parts += [shown(hit.snippet[last:span.start]), BOLD, shown(hit.snippet[span.start:span.end]), RESET]
         last = span.end
-    parts.append(hit.snippet[last:])
+    parts.append(shown(hit.snippet[last:]))
     return "".join(parts)
 
 
@@ -138,17 +142,17 @@ def _print_result(result: SearchResult, bold: bool) -> None:
         for group in result.groups:
             best = group.pages[0]
             numbers = ", ".join(str(h.page) for h in group.pages)
-            out.write(f"{group.path}  pages {numbers}  score {group.score:.2f}\n")
+            out.write(f"{shown(group.path)}  pages {numbers}  score {group.score:.2f}\n")
             out.write(f"    p.{best.page} ({_coverage(best.coverage)}): {_marked(best, bold)}\n")
         unit = "documents"
     else:
         for hit in result.hits:
-            out.write(f"{hit.path}  p.{hit.page}  score {hit.score:.2f}  {_coverage(hit.coverage)}\n")
+            out.write(f"{shown(hit.path)}  p.{hit.page}  score {hit.score:.2f}  {_coverage(hit.coverage)}\n")
             out.write(f"    {_marked(hit, bold)}\n")
         unit = "pages"
     out.write(f"{result.total} {unit} matched in {result.took:.3f} s\n")
     if result.note:
-        out.write(f"note: {result.note}\n")
+        out.write(f"note: {shown(result.note)}\n")
 
 
 def human_size(size: int) -> str:
@@ -164,11 +168,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     with _user_errors():
         stats = open_index(args).stats()
     if args.json:
-        json.dump({"documents": stats.documents, "pages": stats.pages, "by_status": stats.by_status,
-                   "size_bytes": stats.size_bytes, "location": stats.location}, sys.stdout)
-        sys.stdout.write("\n")
+        write_json({"documents": stats.documents, "pages": stats.pages, "by_status": stats.by_status,
+                    "size_bytes": stats.size_bytes, "location": stats.location})
         return 0
-    print(f"index:     {stats.location}")
+    print(f"index:     {shown(stats.location)}")
     print(f"documents: {stats.documents}" + "".join(f"  {k}: {v}" for k, v in sorted(stats.by_status.items())))
     print(f"pages:     {stats.pages}")
     print(f"size:      {human_size(stats.size_bytes)}")
@@ -183,7 +186,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         settings = config.load()
         root = args.index or settings.index_dir
         if stored_language(root) is None:
-            raise CliError(f"no index at {root}")
+            raise CliError(f"no index at {shown(str(root))}")
         copied = reindex(root, args.language or settings.language)
-    print(f"reindexed {copied} records into {root}")
+    print(f"reindexed {copied} records into {shown(str(root))}")
     return 0

@@ -8,6 +8,7 @@ soft and hard time limits: a file that runs too long gets SoftTimeLimitExceeded
 from __future__ import annotations
 
 import queue
+from functools import partial
 from pathlib import Path
 
 from billiard import Pool
@@ -16,60 +17,95 @@ from billiard.exceptions import TimeLimitExceeded, WorkerLostError
 from config import Settings
 from indexer import PageIndex, Status
 
+from .errors import OutsideRoots
 from .limits import limit_memory
 from .outcome import Outcome, extract_outcome, failed
 from .plan import Job
 from .progress import Progress, Summary
 
 
-def _extract_job(path: str, doc_hash: str, passwords: list[str]) -> str:
+def _extract_job(path: str, doc_hash: str, passwords: list[str], roots: list[str] | None) -> str:
     """Runs in a pool process; returns JSON, like the Celery task does."""
-    return extract_outcome(Path(path), doc_hash, passwords).to_json()
+    return extract_outcome(Path(path), doc_hash, passwords, roots=None if roots is None else [Path(r) for r in roots]
+                           ).to_json()
+
+
+def _failure_reason(error: BaseException, settings: Settings) -> str:
+    # billiard hands over ExceptionInfo(exception=ExceptionWithTraceback(exc=...)).
+    exc = getattr(error, "exception", error)
+    exc = getattr(exc, "exc", exc)
+    if isinstance(exc, TimeLimitExceeded):
+        return f"time limit of {settings.file_hard_timeout:g} s exceeded; extraction killed"
+    if isinstance(exc, WorkerLostError):
+        return "the extraction process died (crash or memory exhaustion)"
+    if isinstance(exc, OutsideRoots):
+        return str(exc)
+    return f"extraction failed: {type(exc).__name__}: {str(exc)[:160]}"
+
+
+def _outcome(job: Job, result: str | BaseException, settings: Settings) -> Outcome:
+    if isinstance(result, BaseException):
+        return failed(job.path, job.doc_hash, Status.FAILED, _failure_reason(result, settings))
+    try:
+        return Outcome.from_json(result)
+    except ValueError as exc:
+        return failed(job.path, job.doc_hash, Status.FAILED, f"the extraction process sent a bad result: {exc}")
 
 
 def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settings: Settings,
                  summary: Summary, progress: Progress, workers: int) -> None:
     """Extract ``jobs`` with ``workers`` processes and write each outcome to the
     index, committing every ``settings.batch_pages`` pages. On Ctrl-C the pool is
-    stopped, what arrived is committed, and ``summary.interrupted`` is set."""
+    stopped, what arrived is committed, and ``summary.interrupted`` is set.
+
+    The pool's callbacks only queue what they are given (a callback that raised
+    would kill billiard's result thread and leave this loop waiting for ever), and
+    the wait is bounded: when no file finishes for longer than one file may take,
+    the files still out are recorded as failed instead of hanging the ingest."""
     if not jobs:
         return
-    results: queue.Queue[Outcome] = queue.Queue()
-
-    def on_error(job: Job):  # type: ignore[no-untyped-def]
-        def handle(error: BaseException) -> None:
-            # billiard hands over ExceptionInfo(exception=ExceptionWithTraceback(exc=...)).
-            exc = getattr(error, "exception", error)
-            exc = getattr(exc, "exc", exc)
-            if isinstance(exc, TimeLimitExceeded):
-                reason = f"time limit of {settings.file_hard_timeout:g} s exceeded; extraction killed"
-            elif isinstance(exc, WorkerLostError):
-                reason = "the extraction process died (crash or memory exhaustion)"
-            else:
-                reason = f"extraction failed: {type(exc).__name__}: {exc}"
-            results.put(failed(job.path, job.doc_hash, Status.FAILED, reason))
-        return handle
-
+    results: queue.Queue[tuple[int, str | BaseException]] = queue.Queue()
+    roots = [str(r) for r in settings.roots] if settings.roots else None
     pool = Pool(
         processes=max(1, min(workers, len(jobs))), initializer=limit_memory, initargs=(settings.max_memory_mb,),
         soft_timeout=settings.file_timeout, timeout=settings.file_hard_timeout, maxtasksperchild=100,
         lost_worker_timeout=2.0,  # how soon a dead process's file is reported (and Ctrl-C returns)
     )
+    patience = settings.file_hard_timeout + _SLACK
+    pending = dict(enumerate(jobs))
     try:
-        for job in jobs:
-            pool.apply_async(
-                _extract_job, (str(job.path), job.doc_hash, passwords),
-                callback=lambda data: results.put(Outcome.from_json(data)), error_callback=on_error(job),
-            )
+        for number, job in pending.items():
+            deliver = partial(_put, results, number)
+            pool.apply_async(_extract_job, (str(job.path), job.doc_hash, passwords, roots),
+                             callback=deliver, error_callback=deliver)
         with index.writer(batch_pages=settings.batch_pages) as writer:
             try:
-                for _ in jobs:
-                    outcome = results.get()
-                    writer.add(outcome.doc, outcome.pages)
-                    summary.record(outcome)
-                    progress.advance()
+                while pending:
+                    try:
+                        number, result = results.get(timeout=patience)
+                    except queue.Empty:
+                        outcomes = [failed(job.path, job.doc_hash, Status.FAILED,
+                                           f"no result from the extraction pool within {patience:g} s")
+                                    for job in pending.values()]
+                        pending.clear()
+                    else:
+                        job = pending.pop(number)
+                        outcomes = [_outcome(job, result, settings)]
+                    for outcome in outcomes:
+                        writer.add(outcome.doc, outcome.pages)
+                        summary.record(outcome)
+                        progress.advance()
             except KeyboardInterrupt:
                 summary.interrupted = True  # leaving the block commits what arrived
     finally:
         pool.terminate()
         pool.join()
+
+
+#: Seconds past the hard time limit before a silent pool counts as stuck: billiard
+#: reports a killed or lost process within its lost_worker_timeout.
+_SLACK = 30.0
+
+
+def _put(results: queue.Queue[tuple[int, str | BaseException]], number: int, result: str | BaseException) -> None:
+    results.put((number, result))

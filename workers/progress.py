@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from statistics import fmean
 from typing import Any, TextIO
 
 from tqdm import tqdm
@@ -69,27 +68,6 @@ class Summary:
     @property
     def files_done(self) -> int:
         return self.indexed + self.empty + len(self.encrypted) + len(self.failed)
-
-    def render(self) -> str:
-        elapsed = time.monotonic() - self.started
-        rate = self.pages / elapsed if elapsed > 0 else 0.0
-        coverage = f"{fmean(self.coverages):.3f}" if self.coverages else "n/a"
-        lines = [
-            "interrupted: the index holds everything committed so far; run the same command again to resume"
-            if self.interrupted else "done",
-            f"  files indexed:        {self.indexed}" + (f" (+{self.empty} without text)" if self.empty else ""),
-            f"  skipped as unchanged: {self.unchanged}"
-            + (f" ({self.duplicates} of them copies of other indexed files)" if self.duplicates else ""),
-            f"  failed:               {len(self.failed) + len(self.encrypted)}",
-            f"  pages:                {self.pages} ({rate:.1f} pages/s over {elapsed:.1f} s)",
-            f"  mean coverage:        {coverage}",
-            f"  pages needing OCR:    {self.needs_ocr}",
-        ]
-        if self.pruned:
-            lines.append(f"  pruned (files gone):  {self.pruned}")
-        for path, reason in self.encrypted + self.failed:
-            lines.append(f"  FAILED {path}: {reason}")
-        return "\n".join(lines)
 
 
 class Progress:
