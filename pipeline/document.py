@@ -14,20 +14,26 @@ from io import BytesIO
 from typing import Any, ClassVar
 
 from pdfminer.pdfdocument import (
+    PDFBaseXRef,
     PDFDocument,
     PDFEncryptionError,
+    PDFNoValidXRef,
     PDFPasswordIncorrect,
     PDFStandardSecurityHandler,
     PDFStandardSecurityHandlerV5,
+    PDFXRef,
+    PDFXRefStream,
 )
+from pdfminer.pdfexceptions import PDFObjectNotFound
 from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser, PDFSyntaxError
-from pdfminer.pdftypes import PDFStream, resolve1
-from pdfminer.psparser import PSLiteral
+from pdfminer.pdftypes import PDFObjRef, PDFStream, int_value, resolve1
+from pdfminer.psparser import PSEOF, PSLiteral
 from pdfminer.utils import decode_text
 
 from .errors import DAMAGE, ExtractionError, NotAPdfError, PasswordError
 from .geometry import Rect, intersect, normalize_rect
+from .recover import RebuiltXRef, find_catalog, has_content, objstm_members, recovered_pages
 from .streams import read_stream
 
 # pdfminer.six logs recoverable damage at WARNING; we report it per page instead.
@@ -71,9 +77,100 @@ class _SecurityHandlerV5(PDFStandardSecurityHandlerV5):
         self.o_key_salt, self.u_key_salt = self.o[40:48], self.u[40:48]
 
 
+#: Xref sections read through /Prev and /XRefStm before the chain counts as absurd.
+MAX_XREF_SECTIONS = 4096
+#: Hops through objects that are only a reference to another object (``5 0 obj 6 0 R``).
+MAX_REF_HOPS = 32
+
+
+def _read_section(parser: PDFParser, start: int) -> PDFBaseXRef:
+    """One xref section (table or stream) at ``start``, as pdfminer.six's
+    ``PDFDocument.read_xref_from`` reads it, without following its /Prev."""
+    parser.seek(start)
+    parser.reset()
+    try:
+        pos, token = parser.nexttoken()
+    except PSEOF as exc:
+        raise PDFNoValidXRef("Unexpected EOF") from exc
+    xref: PDFBaseXRef
+    if isinstance(token, int):  # an xref stream (PDF 1.5)
+        parser.seek(pos)
+        parser.reset()
+        xref = PDFXRefStream()
+    else:
+        if token is parser.KEYWORD_XREF:
+            parser.nextline()
+        xref = PDFXRef()
+    xref.load(parser)
+    return xref
+
+
 class _Document(PDFDocument):
+    """pdfminer.six's document with three guards: the xref chain is walked without
+    recursion and stops at a loop, a reference chain between objects stops at a
+    loop (pdfminer.six's ``resolve1`` would spin forever), and an object stream
+    whose /N or /First lies is read from its own header. What they met is in
+    ``notes``. With ``rebuilt``, the object table is the scan's, not the file's."""
+
     security_handler_registry: ClassVar[dict[int, type[PDFStandardSecurityHandler]]] = {
         **PDFDocument.security_handler_registry, 5: _SecurityHandlerV5}
+
+    def __init__(self, parser: PDFParser, password: str = "", *, rebuilt: RebuiltXRef | None = None) -> None:
+        self.notes: list[str] = []
+        self._rebuilt = rebuilt
+        super().__init__(parser, password)
+
+    def find_xref(self, parser: PDFParser) -> int:
+        return 0 if self._rebuilt is not None else super().find_xref(parser)
+
+    def read_xref_from(self, parser: PDFParser, start: int, xrefs: list[PDFBaseXRef]) -> None:
+        """pdfminer.six's walk (each section, then its /XRefStm, then its /Prev, in
+        that order) with a stack instead of recursion and a record of visited offsets."""
+        if self._rebuilt is not None:
+            xrefs.append(self._rebuilt)
+            self._rebuilt.load(parser)
+            return
+        seen: set[int] = set()
+        stack = [start]
+        while stack:
+            pos = stack.pop()
+            if pos in seen:
+                self.notes.append(f"xref /Prev chain loops (back to offset {pos}); "
+                                  "the sections before the loop are used")
+                continue
+            if len(seen) >= MAX_XREF_SECTIONS:
+                self.notes.append(f"xref /Prev chain longer than {MAX_XREF_SECTIONS} sections; the rest is ignored")
+                break
+            seen.add(pos)
+            xref = _read_section(parser, pos)
+            xrefs.append(xref)
+            trailer = xref.get_trailer()
+            if "Prev" in trailer:
+                stack.append(int_value(trailer["Prev"]))
+            if "XRefStm" in trailer:
+                stack.append(int_value(trailer["XRefStm"]))
+
+    def getobj(self, objid: int) -> object:
+        obj = super().getobj(objid)
+        hops = 0
+        while isinstance(obj, PDFObjRef):
+            hops += 1
+            if hops > MAX_REF_HOPS or obj.objid == objid:
+                raise PDFObjectNotFound(objid)
+            obj = super().getobj(obj.objid)
+        return obj
+
+    def _get_objects(self, stream: PDFStream) -> tuple[list[object], int]:
+        objs, n = super()._get_objects(stream)
+        first = stream.get("First")
+        if (isinstance(n, int) and 0 <= 2 * n <= len(objs) and isinstance(first, int)
+                and 0 < first <= len(stream.get_data()) and len(stream.get_data()[:first].split()) == 2 * n
+                and all(isinstance(o, int) for o in objs[:2 * n])):
+            return objs, n  # the healthy case
+        members, problem = objstm_members(stream.get_data(), n, first)
+        if problem:
+            self.notes.append(f"object stream {stream.objid}: {problem}")
+        return objs, len(members)
 
 
 _CATALOG = re.compile(rb"(\d+)\s+(\d+)\s+obj\s*<<(?:(?!endobj).){0,2000}?/Type\s*/Catalog\b", re.S)
@@ -89,8 +186,21 @@ def _with_found_catalog(data: bytes) -> bytes | None:
     return data + b"\ntrailer\n<< /Root %s %s R >>\n" % (found.group(1), found.group(2))
 
 
+#: The page problem of every page of a document opened from a rebuilt object table.
+REBUILT_NOTE = "document structure rebuilt by scanning the file (truncated or damaged xref/trailer)"
+
+
+class _Unreadable(Exception):
+    """The normal open failed; ``error`` is what to raise if recovery fails too."""
+
+    def __init__(self, error: ExtractionError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class PdfFile:
-    """An opened document: its pages (page tree order) and info."""
+    """An opened document: its pages (page tree order), info, and ``notes``: what
+    was wrong with the document's structure (each also a problem of every page)."""
 
     def __init__(self, source: Source, password: str | None = None) -> None:
         data, self.name = read_source(source)
@@ -98,19 +208,36 @@ class PdfFile:
             raise NotAPdfError(self.name, "not a PDF file (no %PDF- header)" if data else "empty file")
         self.data = data
         self.encrypted = False
+        self.notes: list[str] = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            self.doc = self._open(password)
             try:
-                self.pages: list[PDFPage] = list(PDFPage.create_pages(self.doc))
-            except PasswordError:
-                raise
-            except DAMAGE as exc:
-                raise NotAPdfError(self.name, f"broken page tree: {type(exc).__name__}: {exc}") from exc
-        if not self.pages:
-            raise NotAPdfError(self.name, "no pages found (missing or broken catalog / page tree)")
+                self.doc = self._open(password)
+                self.pages = self._tree_pages()
+            except _Unreadable as failed:
+                # Only now (the fast path failed or found nothing) is the file scanned.
+                first = getattr(self, "doc", None)
+                earlier = first.notes if isinstance(first, _Document) else []
+                self.doc, self.pages = self._recover(password, failed.error)
+                if isinstance(self.doc, _Document):
+                    self.doc.notes[:0] = earlier
+        self.notes = list(dict.fromkeys(self.doc.notes if isinstance(self.doc, _Document) else []))
+        for page in self.pages:
+            notes = getattr(page, "recovery_notes", [])
+            page.recovery_notes = list(dict.fromkeys([*notes, *self.notes]))  # type: ignore[attr-defined]
 
-    def _open(self, password: str | None) -> PDFDocument:
+    def _tree_pages(self) -> list[PDFPage]:
+        try:
+            pages = list(PDFPage.create_pages(self.doc))
+        except PasswordError:
+            raise
+        except DAMAGE as exc:
+            raise _Unreadable(NotAPdfError(self.name, f"broken page tree: {type(exc).__name__}: {exc}")) from exc
+        if not pages:
+            raise _Unreadable(NotAPdfError(self.name, "no pages found (missing or broken catalog / page tree)"))
+        return pages
+
+    def _candidates(self, password: str | None) -> list[str]:
         candidates = [password or ""]
         if password:
             # §7.6.3.3: R2-R4 passwords are PDFDocEncoding; some writers used UTF-8.
@@ -120,9 +247,12 @@ class PdfFile:
                     candidates.append(alt)
             except UnicodeError:
                 pass
+        return candidates
+
+    def _open(self, password: str | None) -> PDFDocument:
         last: Exception | None = None
         data = self.data
-        for candidate in candidates:
+        for candidate in self._candidates(password):
             try:
                 try:
                     doc = _Document(PDFParser(BytesIO(data)), password=candidate)
@@ -139,10 +269,47 @@ class PdfFile:
             except PDFEncryptionError as exc:
                 raise ExtractionError(self.name, f"unsupported encryption: {exc}") from exc
             except DAMAGE as exc:
-                raise NotAPdfError(self.name, f"unreadable PDF structure: {type(exc).__name__}: {exc}") from exc
+                raise _Unreadable(NotAPdfError(
+                    self.name, f"unreadable PDF structure: {type(exc).__name__}: {exc}")) from exc
+        raise self._password_error(password) from last
+
+    def _password_error(self, password: str | None) -> PasswordError:
         if password is None:
-            raise PasswordError(self.name, "encrypted; a password is required", missing=True) from last
-        raise PasswordError(self.name, "encrypted; the password is wrong", missing=False) from last
+            return PasswordError(self.name, "encrypted; a password is required", missing=True)
+        return PasswordError(self.name, "encrypted; the password is wrong", missing=False)
+
+    def _recover(self, password: str | None, error: ExtractionError) -> tuple[PDFDocument, list[PDFPage]]:
+        """The document from an object table rebuilt by scanning; ``error`` (the
+        normal open's) is raised when that finds no page either."""
+        last: Exception | None = None
+        for candidate in self._candidates(password):
+            rebuilt = RebuiltXRef(self.data)
+            try:
+                doc = _Document(PDFParser(BytesIO(self.data)), password=candidate, rebuilt=rebuilt)
+            except PDFPasswordIncorrect as exc:
+                last = exc
+                continue
+            except PDFEncryptionError as exc:
+                raise ExtractionError(self.name, f"unsupported encryption: {exc}") from exc
+            except DAMAGE:
+                raise error from None
+            try:
+                # Objects parsed while the table was built were read before any
+                # decryption was set up: drop them.
+                doc._cached_objs.clear()
+                doc._parsed_objs.clear()
+                rebuilt.expand_object_streams(doc, doc.notes)
+                catalog = find_catalog(doc, rebuilt)
+                if catalog is not None:
+                    doc.catalog = catalog
+                pages = recovered_pages(doc, rebuilt, catalog, REBUILT_NOTE)
+            except DAMAGE:
+                raise error from None
+            if not any(has_content(doc, page) for page in pages):
+                raise error
+            self.encrypted = doc.encryption is not None
+            return doc, pages
+        raise self._password_error(password) from last
 
     @property
     def page_count(self) -> int:
@@ -163,7 +330,11 @@ class PdfFile:
 
 def visible_box(page: PDFPage, problems: list[str]) -> Rect:
     """R10: the CropBox clipped to the MediaBox, both inherited through the page tree
-    (pdfminer.six copies inheritable attributes down into ``page.attrs``)."""
+    (pdfminer.six copies inheritable attributes down into ``page.attrs``).
+
+    Also where a page takes on what was wrong with the document's structure
+    (``PdfFile.notes``, a rebuilt object table): this runs first for every page."""
+    problems.extend(getattr(page, "recovery_notes", ()))
     media = rect_value(page.attrs.get("MediaBox"))
     if media is None or media[0] == media[2] or media[1] == media[3]:
         problems.append("missing or invalid MediaBox; US Letter assumed")

@@ -1,0 +1,377 @@
+"""Recovering what a damaged or truncated PDF still holds, when the normal open
+(pdfminer.six's xref tables and its own line-based fallback) fails or finds no page.
+
+Why our own: pdfminer.six's fallback (``PDFXRefFallback``) stops at the first
+object it cannot parse, so a file cut anywhere inside an object (an interrupted
+download: the common case) fails as a whole with "Unexpected EOF", although every
+object before the cut is intact. It also only sees objects at line starts, gives
+up on the catalog when no trailer survives, and trusts an object stream's /N.
+
+Here the object table is rebuilt by scanning the bytes for ``N G obj`` (skipping
+stream bodies, so a PDF embedded in a stream does not shadow the real objects),
+object streams found that way are expanded from their own header (not their
+/N or /First, which may lie), the trailer keys (Root, Info, Encrypt, ID) are taken
+from any ``trailer`` or xref-stream dictionary that survives, and the pages come
+from the page tree or, where it is missing or cut, from the /Type /Page objects
+themselves in file order. Nothing here runs for a file that opens normally.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from pdfminer.pdfdocument import PDFBaseXRef
+from pdfminer.pdfpage import PDFPage
+from pdfminer.pdfparser import PDFParser, PDFStreamParser
+from pdfminer.pdftypes import PDFObjRef, PDFStream
+from pdfminer.psparser import PSLiteral
+
+from .errors import DAMAGE
+
+if TYPE_CHECKING:
+    from pdfminer.pdfdocument import PDFDocument
+
+#: ``N G obj`` anywhere (not only at a line start): writers put ``endobj 5 0 obj``
+#: on one line, and byte damage joins lines.
+_OBJ = re.compile(rb"(?<![0-9])([0-9]{1,10})\s+([0-9]{1,5})\s+obj(?![A-Za-z0-9_])")
+_STREAM_OR_END = re.compile(rb"\bstream(?:\r\n|\n|\r)|\bendobj\b")
+_ENDSTREAM = re.compile(rb"endstream")
+_LENGTH = re.compile(rb"/Length\s+([0-9]{1,12})(?!\s+[0-9]+\s+R)")
+_TRAILER = re.compile(rb"trailer\s*<<")
+#: How far into an object its dictionary's /Type is looked for before parsing it.
+_HEAD = 4096
+_TYPE_PAGE = re.compile(rb"/Type\s*/Page(?![A-Za-z0-9_#])")
+_TYPE_OBJSTM = re.compile(rb"/Type\s*/ObjStm\b")
+_TYPE_XREF = re.compile(rb"/Type\s*/XRef\b")
+_TYPE_CATALOG = re.compile(rb"/Type\s*/Catalog\b")
+#: Largest object number taken from a scan: beyond it a number is damage, and a huge
+#: one would only waste memory in the table.
+MAX_OBJID = 10_000_000
+#: Depth and size bounds of the page-tree walk (a looping or absurd tree).
+MAX_TREE_DEPTH = 256
+MAX_PAGES = 1_000_000
+
+_INHERITABLE = ("Resources", "MediaBox", "CropBox", "Rotate")
+_PAGE = "Page"
+_PAGES = "Pages"
+
+
+def _literal(value: object) -> str | None:
+    return value.name if isinstance(value, PSLiteral) and isinstance(value.name, str) else None
+
+
+def _head(data: bytes, pos: int) -> bytes:
+    """The object's bytes up to its stream data or ``endobj`` (at most _HEAD)."""
+    chunk = data[pos:pos + _HEAD]
+    end = _STREAM_OR_END.search(chunk)
+    return chunk[:end.start()] if end else chunk
+
+
+class RebuiltXRef(PDFBaseXRef):
+    """An object table made by scanning the file. ``get_pos`` follows pdfminer.six's
+    contract: ``(None, offset, gen)`` for a plain object, ``(stream, index, 0)`` for
+    one inside an object stream. The last definition of a number wins, as an
+    incremental update's would."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.offsets: dict[int, tuple[int | None, int, int]] = {}
+        #: file position of each object's definition (an object stream's for its
+        #: members), to order page objects and to let later definitions win.
+        self.position: dict[int, int] = {}
+        self.trailer: dict[str, Any] = {}
+        self.object_streams: list[int] = []
+        self.catalogs: list[int] = []  # by file position
+        self.page_candidates: list[int] = []
+        self.xref_streams: list[int] = []
+
+    def __repr__(self) -> str:
+        return f"<RebuiltXRef: {len(self.offsets)} objects>"
+
+    # -- the scan (no parsing) -------------------------------------------------
+    def scan(self) -> None:
+        data = self.data
+        pos = 0
+        while True:
+            m = _OBJ.search(data, pos)
+            if m is None:
+                break
+            objid, gen = int(m.group(1)), int(m.group(2))
+            start = m.start()
+            pos = m.end()
+            if 0 < objid <= MAX_OBJID:
+                self.offsets[objid] = (None, start, gen)
+                self.position[objid] = start
+                head = _head(data, start)
+                if _TYPE_OBJSTM.search(head):
+                    self.object_streams.append(objid)
+                elif _TYPE_XREF.search(head):
+                    self.xref_streams.append(objid)
+                elif _TYPE_PAGE.search(head):
+                    self.page_candidates.append(objid)
+                elif _TYPE_CATALOG.search(head):
+                    self.catalogs.append(objid)
+            pos = self._skip_stream(pos)
+
+    def _skip_stream(self, pos: int) -> int:
+        """Past the object's stream data, if it has any: stream bodies are opaque
+        bytes that may hold ``N G obj`` of their own (an embedded PDF)."""
+        data = self.data
+        end = _STREAM_OR_END.search(data, pos, pos + _HEAD) if pos < len(data) else None
+        if end is None or end.group().startswith(b"endobj"):
+            return end.end() if end else pos
+        body = end.end()
+        length = _LENGTH.search(data, pos, end.start())
+        if length is not None:
+            stop = body + int(length.group(1))
+            if data.startswith(b"endstream", stop) or data[stop:stop + 12].lstrip().startswith(b"endstream"):
+                return stop
+        found = _ENDSTREAM.search(data, body)
+        return found.end() if found else len(data)
+
+    # -- what needs the parser ------------------------------------------------
+    def load(self, parser: PDFParser) -> None:
+        """pdfminer.six's xref contract, called while the document is being set up
+        (before any decryption): the scan, then the trailer keys that survive."""
+        self.scan()
+        for m in _TRAILER.finditer(self.data):
+            try:
+                parser.seek(m.start())
+                parser.reset()
+                parser.nexttoken()  # the keyword
+                _, dic = parser.nextobject()
+            except DAMAGE:
+                continue
+            if isinstance(dic, dict):
+                self._take_trailer_keys(dic)
+        for objid in self.xref_streams:
+            obj = self._parse_plain(parser, objid)
+            if isinstance(obj, PDFStream):
+                self._take_trailer_keys(obj.attrs)
+        # pdfminer.six refuses a document without /Root; an empty placeholder gets
+        # it through set-up, and find_catalog looks for the real one afterwards.
+        self.trailer.setdefault("Root", {})
+
+    def _take_trailer_keys(self, dic: dict[str, Any]) -> None:
+        for key in ("Root", "Info", "Encrypt", "ID"):
+            if key in dic:
+                self.trailer[key] = dic[key]
+
+    def _parse_plain(self, parser: PDFParser, objid: int) -> object:
+        _, pos, _ = self.offsets[objid]
+        try:
+            parser.seek(pos)
+            parser.reset()
+            for _ in range(3):
+                parser.nexttoken()
+            _, obj = parser.nextobject()
+        except DAMAGE:
+            return None
+        return obj
+
+    def expand_object_streams(self, doc: PDFDocument, notes: list[str]) -> None:
+        """Add the members of each object stream found by the scan. A member
+        defined again later as a plain object keeps the later definition."""
+        for strmid in self.object_streams:
+            try:
+                stream = doc.getobj(strmid)
+                if not isinstance(stream, PDFStream):
+                    continue
+                members, problem = objstm_members(stream.get_data(), stream.get("N"), stream.get("First"))
+            except DAMAGE:
+                continue
+            if problem:
+                notes.append(f"object stream {strmid}: {problem}")
+            where = self.position[strmid]
+            for index, (objid, _offset) in enumerate(members):
+                if objid == strmid or not 0 < objid <= MAX_OBJID:
+                    continue
+                if self.position.get(objid, -1) > where:
+                    continue
+                self.offsets[objid] = (strmid, index, 0)
+                self.position[objid] = where
+
+    # -- PDFBaseXRef -----------------------------------------------------------
+    def get_trailer(self) -> dict[str, Any]:
+        return self.trailer
+
+    def get_objids(self) -> Iterator[int]:
+        return iter(sorted(self.offsets, key=self.position.__getitem__))
+
+    def get_pos(self, objid: int) -> tuple[int | None, int, int]:
+        return self.offsets[objid]
+
+
+def objstm_members(data: bytes, n: object, first: object) -> tuple[list[tuple[int, int]], str | None]:
+    """The (object number, offset) pairs an object stream's header lists, and what
+    its dictionary got wrong, if anything. /First is trusted only when the bytes
+    before it are all integers; /N only when it agrees with the header."""
+    header: list[int] | None = None
+    if isinstance(first, int) and 0 < first <= len(data):
+        tokens = data[:first].split()
+        if tokens and len(tokens) % 2 == 0 and all(t.isdigit() for t in tokens):
+            header = [int(t) for t in tokens]
+    problem = None
+    if header is None:
+        header = _leading_integers(data)
+        problem = f"/First {first!r} does not end its header"
+    count = len(header) // 2
+    if n != count:
+        problem = f"/N says {n!r} but its header lists {count} objects" + (f"; {problem}" if problem else "")
+    return [(header[2 * i], header[2 * i + 1]) for i in range(count)], problem
+
+
+def _leading_integers(data: bytes) -> list[int]:
+    """The header as the run of integer pairs at the start whose offsets increase;
+    the first object may itself be an integer, so a pair must look like one."""
+    parser = PDFStreamParser(data)
+    values: list[int] = []
+    try:
+        while True:
+            _, tok = parser.nextobject()
+            if not isinstance(tok, int) or isinstance(tok, bool):
+                break
+            values.append(tok)
+    except DAMAGE:
+        pass
+    pairs = len(values) // 2
+    out: list[int] = []
+    for i in range(pairs):
+        objid, offset = values[2 * i], values[2 * i + 1]
+        if i and offset < out[-1]:
+            break
+        out += [objid, offset]
+    return out
+
+
+def find_catalog(doc: PDFDocument, rebuilt: RebuiltXRef) -> dict[str, Any] | None:
+    """The trailer's /Root if it still resolves to a dictionary, else the last
+    /Type /Catalog object found (an incremental update's catalog comes last)."""
+    root = rebuilt.trailer.get("Root")
+    candidates: list[object] = [root] if root else []
+    members = [o for o, (s, _, _) in rebuilt.offsets.items() if s is not None]
+    for objid in sorted(members, key=rebuilt.position.__getitem__, reverse=True):
+        candidates.append(PDFObjRef(doc, objid))
+    candidates.extend(PDFObjRef(doc, objid) for objid in reversed(rebuilt.catalogs))
+    for candidate in candidates:
+        try:
+            obj = candidate.resolve() if isinstance(candidate, PDFObjRef) else candidate
+        except DAMAGE:
+            continue
+        if isinstance(obj, dict) and (candidate is root or _literal(obj.get("Type")) == "Catalog"):
+            return obj
+    return None
+
+
+def _resolve(doc: PDFDocument, value: object) -> object:
+    for _ in range(32):
+        if not isinstance(value, PDFObjRef):
+            return value
+        try:
+            value = doc.getobj(value.objid)
+        except DAMAGE:
+            return None
+    return None
+
+
+def _inherited(doc: PDFDocument, node: dict[str, Any]) -> dict[str, Any]:
+    """The page's attributes with the inheritable ones filled in from its /Parent
+    chain (for a page found by scan, not reached through the tree)."""
+    attrs = dict(node)
+    parent = _resolve(doc, node.get("Parent"))
+    seen: set[int] = set()
+    while isinstance(parent, dict) and id(parent) not in seen and len(seen) < MAX_TREE_DEPTH:
+        seen.add(id(parent))
+        for key in _INHERITABLE:
+            if key not in attrs and key in parent:
+                attrs[key] = parent[key]
+        parent = _resolve(doc, parent.get("Parent"))
+    return attrs
+
+
+def tree_pages(doc: PDFDocument, catalog: dict[str, Any]) -> tuple[list[tuple[int | None, dict[str, Any]]], bool]:
+    """The page tree walked without recursion, loops and absurd depth cut: the
+    pages (object number, attributes with inheritance) and whether a node was
+    missing or unreadable on the way (then the tree does not hold every page)."""
+    out: list[tuple[int | None, dict[str, Any]]] = []
+    broken = False
+    seen: set[int] = set()
+    stack: list[tuple[object, dict[str, Any], int]] = [(catalog.get("Pages"), {}, 0)]
+    while stack and len(out) < MAX_PAGES:
+        ref, inherited, depth = stack.pop()
+        objid = ref.objid if isinstance(ref, PDFObjRef) else None
+        if objid is not None:
+            if objid in seen:
+                broken = True
+                continue
+            seen.add(objid)
+        node = _resolve(doc, ref)
+        if not isinstance(node, dict):
+            broken = True
+            continue
+        attrs = dict(node)
+        for key, value in inherited.items():
+            attrs.setdefault(key, value)
+        kind = _literal(attrs.get("Type"))
+        kids = _resolve(doc, attrs.get("Kids"))
+        if kind == _PAGE or (kind is None and "Kids" not in attrs and "Contents" in attrs):
+            out.append((objid, attrs))
+        elif isinstance(kids, list) and depth < MAX_TREE_DEPTH:
+            passed = {k: attrs[k] for k in _INHERITABLE if k in attrs}
+            stack.extend((kid, passed, depth + 1) for kid in reversed(kids))
+        else:
+            broken = True
+    return out, broken
+
+
+def recovered_pages(doc: PDFDocument, rebuilt: RebuiltXRef, catalog: dict[str, Any] | None,
+                    note: str) -> list[PDFPage]:
+    """Pages of a rebuilt document: the tree's, then (when the tree is missing or
+    was cut) the /Type /Page objects it did not reach, in file order. Every page
+    carries ``note``; a page found only by scan also says so."""
+    found, broken = tree_pages(doc, catalog) if catalog is not None else ([], True)
+    pages: list[PDFPage] = []
+    reached = {objid for objid, _ in found if objid is not None}
+    for objid, attrs in found:
+        page = _make_page(doc, objid, attrs, [note])
+        if page is not None:
+            pages.append(page)
+    if broken:
+        members = [o for o, (s, _, _) in rebuilt.offsets.items() if s is not None]
+        candidates = sorted({*rebuilt.page_candidates, *members} - reached, key=rebuilt.position.__getitem__)
+        for objid in candidates:
+            if len(pages) >= MAX_PAGES:
+                break
+            obj = _resolve(doc, PDFObjRef(doc, objid))
+            if not isinstance(obj, dict) or _literal(obj.get("Type")) != _PAGE:
+                continue
+            page = _make_page(doc, objid, _inherited(doc, obj),
+                              [note, "page found by scanning, not through the page tree; its place is a guess"])
+            if page is not None:
+                pages.append(page)
+    return pages
+
+
+def has_content(doc: PDFDocument, page: PDFPage) -> bool:
+    """Whether the page has any content stream bytes at all: a rebuilt document
+    of blank pages only is no better than the normal open's error."""
+    contents = _resolve(doc, page.attrs.get("Contents"))
+    streams = contents if isinstance(contents, list) else [contents]
+    for ref in streams[:1000]:
+        stream = _resolve(doc, ref)
+        if isinstance(stream, PDFStream) and (stream.rawdata or stream.data):
+            return True
+    return False
+
+
+def _make_page(doc: PDFDocument, objid: int | None, attrs: dict[str, Any], notes: list[str]) -> PDFPage | None:
+    try:
+        page = PDFPage(doc, objid, attrs, None)
+    except DAMAGE:
+        return None
+    page.recovery_notes = notes  # type: ignore[attr-defined]
+    return page
+
+
+__all__ = ["RebuiltXRef", "find_catalog", "has_content", "objstm_members", "recovered_pages", "tree_pages"]
