@@ -7,16 +7,18 @@ replace Whoosh here alone. Modules: ``analysis`` (tokens), ``schema`` (fields),
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
-from whoosh import index as whoosh_index
-from whoosh.index import Index, LockError
+from whoosh.index import Index
 from whoosh.query import Term
 from whoosh.searching import Searcher
+from whoosh.util.filelock import try_for
 
 from . import store
-from .errors import IndexBusy, SearchIndexError, QueryError, ReindexNeeded
+from .errors import IndexBusy, QueryError, ReindexNeeded, SearchIndexError, StorageError, UntrustedIndex
 from .records import (
     DocumentHits,
     DocumentRecord,
@@ -47,13 +49,19 @@ __all__ = [
     "Span",
     "Stats",
     "Status",
+    "StorageError",
+    "UntrustedIndex",
     "reindex",
 ]
 
 
 class PageIndex:
     """One index directory. Reading is safe from any number of processes; writing
-    goes through ``writer()``, of which one may be open at a time across processes."""
+    goes through ``writer()``, of which one may be open at a time across processes.
+
+    Every method raises StorageError (one line: the index, the problem, what to do)
+    for a disk or file fault, and UntrustedIndex for a directory another user owns
+    or may write, refused before anything in it is read."""
 
     def __init__(self, root: Path, language: str = "en", *, create: bool = True) -> None:
         self.root = Path(root)
@@ -67,14 +75,14 @@ class PageIndex:
         """The Whoosh index of the current generation, reopened after a reindex
         (by this process or another) switched to a new one."""
         target = store.current_target(self.root)
-        if target is not None and target.resolve() != self.path:
+        if target is not None and target != self.path and target.resolve() != self.path.resolve():
             self.path, self._whoosh = store.open_index(self.root, self.language, create=False)
         return self._whoosh
 
     # ---- writing --------------------------------------------------------------
 
     def writer(self, batch_pages: int = 2000, lock_timeout: float = 30.0) -> PageWriter:
-        return PageWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout)
+        return PageWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
 
     def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
         """Add or replace one document in a commit of its own."""
@@ -91,8 +99,12 @@ class PageIndex:
 
     # ---- reading ----------------------------------------------------------------
 
+    def _faults(self, doing: str) -> AbstractContextManager[None]:
+        return store.storage_faults(self.root, doing)
+
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
-        return run_search(self._ix, self._searcher(), query, options or SearchOptions())
+        with self._faults("searching"):
+            return run_search(self._ix, self._searcher(), query, options or SearchOptions())
 
     def _searcher(self) -> Searcher:
         """A searcher kept open between searches (opening one reads every segment's
@@ -108,20 +120,18 @@ class PageIndex:
         return cached
 
     def document(self, doc_hash: str) -> DocumentRecord | None:
-        with self._ix.searcher() as searcher:
+        with self._faults("reading a file record"), self._ix.searcher() as searcher:
             stored = searcher.document(key=doc_hash)
         return doc_from_stored(stored) if stored else None
 
     def documents(self, status: Status | None = None) -> Iterator[DocumentRecord]:
         """File records, optionally of one status."""
-        with self._ix.searcher() as searcher:
-            for stored in searcher.documents(kind=KIND_DOC):
-                doc = doc_from_stored(stored)
-                if status is None or doc.status == status:
-                    yield doc
+        with self._faults("reading file records"), self._ix.searcher() as searcher:
+            records = [doc_from_stored(stored) for stored in searcher.documents(kind=KIND_DOC)]
+        return (doc for doc in records if status is None or doc.status == status)
 
     def page_texts(self, doc_hash: str) -> dict[int, str]:
-        with self._ix.searcher() as searcher:
+        with self._faults("reading page texts"), self._ix.searcher() as searcher:
             return {d["page"]: d.get("text", "") for d in searcher.documents(doc_hash=doc_hash, kind=KIND_PAGE)}
 
     def stats(self) -> Stats:
@@ -130,7 +140,7 @@ class PageIndex:
         for doc in self.documents():
             documents += 1
             by_status[str(doc.status)] = by_status.get(str(doc.status), 0) + 1
-        with self._ix.searcher() as searcher:
+        with self._faults("counting pages"), self._ix.searcher() as searcher:
             pages = len(searcher.search(Term("kind", KIND_PAGE), limit=None, scored=False))
         return Stats(documents, pages, by_status, store.size_on_disk(self.root), str(self.root))
 
@@ -138,7 +148,7 @@ class PageIndex:
         """Consistency: every indexed file has exactly its page count of pages and
         every page belongs to a file record. Returns what is wrong (empty: fine)."""
         problems: list[str] = []
-        with self._ix.searcher() as searcher:
+        with self._faults("checking the index"), self._ix.searcher() as searcher:
             pages: dict[str, set[int]] = {}
             for stored in searcher.documents(kind=KIND_PAGE):
                 pages.setdefault(stored["doc_hash"], set()).add(stored["page"])
@@ -167,33 +177,43 @@ class PageIndex:
 
 def reindex(root: Path, language: str, batch_pages: int = 2000, lock_timeout: float = 30.0) -> int:
     """``PageIndex.reindex`` for an index that this version cannot open any more.
-    Holds the old generation's writer lock throughout, so no commit is lost."""
-    old_path = Path(root, "current").resolve()
-    old = whoosh_index.open_dir(str(old_path))
-    try:
-        lock = old.writer(timeout=lock_timeout)
-    except LockError:
-        raise IndexBusy("another process is writing to the index; reindex when it is done") from None
-    try:
-        new_path, new = store.new_generation(Path(root), language)
-        copied = 0
-        writer = new.writer()
+    Holds the old generation's writer lock throughout, so no commit is lost. Only
+    ``gen-*`` directories directly inside the root are ever written or removed."""
+    root = Path(root)
+    with store.storage_faults(root, "reindexing"):
+        old_path = store.trusted_generation(root)
+        if old_path is None:
+            raise StorageError(f"{root}: no index to rebuild; ingest files first")
+        old = store.open_generation(root, old_path)
+        lock = old.lock("WRITELOCK")
+        if not try_for(lock.acquire, timeout=lock_timeout, delay=0.1):
+            raise IndexBusy("another process is writing to the index; reindex when it is done")
         try:
-            with old.searcher() as searcher:
-                for stored in searcher.all_stored_fields():
-                    writer.add_document(**fields_from_stored(stored))
-                    copied += 1
-                    if copied % batch_pages == 0:
-                        writer.commit()
-                        writer = new.writer()
-            writer.commit()
-        except BaseException:
-            writer.cancel()
-            store.remove_generation(new_path)
-            raise
-        store.switch_to(Path(root), new_path)
-    finally:
-        lock.cancel()
-    store.remove_generation(old_path)
+            copied = _copy_into_new_generation(root, old, language, batch_pages)
+        finally:
+            lock.release()
+        store.remove_generation(root, old_path)
     return copied
 
+
+def _copy_into_new_generation(root: Path, old: Index, language: str, batch_pages: int) -> int:
+    new_path, new = store.new_generation(root, language)
+    copied = 0
+    writer = new.writer()
+    try:
+        with old.searcher() as searcher:
+            for stored in searcher.all_stored_fields():
+                writer.add_document(**fields_from_stored(stored))
+                copied += 1
+                if copied % batch_pages == 0:
+                    writer.commit()
+                    writer = new.writer()
+        writer.commit()
+    except BaseException:
+        with contextlib.suppress(Exception):
+            if not writer.is_closed:
+                writer.cancel()
+        store.remove_generation(root, new_path)
+        raise
+    store.switch_to(root, new_path)
+    return copied

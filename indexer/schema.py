@@ -10,6 +10,7 @@ with another version (or language) asks for ``pdfindex reindex``.
 """
 from __future__ import annotations
 
+import pickle
 import re
 from typing import Any
 
@@ -66,11 +67,64 @@ def filename_words(name: str) -> str:
     return re.sub(r"[._\-]+", " ", re.sub(r"\.pdf$", "", name, flags=re.IGNORECASE))
 
 
+_UNENCODABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\x00{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\x00u{code:04x}"
+
+
+def path_term(path: str) -> str:
+    """The indexed form of a path: valid Unicode, so Whoosh can encode it, and one
+    to one. A name that is not UTF-8 reaches us as a str with lone surrogates
+    (os.fsdecode); each of those becomes NUL + the byte's two hex digits (NUL itself,
+    which no real path holds, and other lone surrogates become NUL + "u" + four).
+    Valid paths are their own term; the stored field keeps the path as given."""
+    return _UNENCODABLE.sub(lambda m: _escape(m.group()), path)
+
+
+def _filename_of(path: str) -> str:
+    return path_term(path).replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def problem_in_fields(schema: Schema, fields: dict[str, Any]) -> str | None:
+    """Why Whoosh would fail to add this document, or None. Whoosh adds a
+    document's postings field by field and cannot take back the ones already added
+    when a later field fails, so a batch's documents are checked before any is
+    added. Page text is only checked for its type: analysing it twice would double
+    the cost of indexing, and the tokenizer yields only valid Unicode words."""
+    stored: dict[str, Any] = {}
+    for name, value in fields.items():
+        if name.startswith("_") or value is None:
+            continue
+        if name not in schema:
+            return f"{name}: no such field"
+        field = schema[name]
+        try:
+            if name == "text":
+                if not isinstance(value, str):
+                    return f"text: {type(value).__name__} is not text"
+            elif field.indexed:
+                for _ in field.index(value):
+                    pass
+            if field.stored and name != "text":
+                stored[name] = fields.get(f"_stored_{name}", value)
+        except Exception as exc:  # noqa: BLE001 - what the field raises is the reason
+            return f"{name}: {type(exc).__name__}: {exc}"
+    try:
+        pickle.dumps(stored, 2)
+    except Exception as exc:  # noqa: BLE001 - likewise
+        return f"stored fields: {type(exc).__name__}: {exc}"
+    return None
+
+
 def doc_fields(doc: DocumentRecord) -> dict[str, Any]:
     """The file record as a Whoosh document."""
     fields: dict[str, Any] = {
-        "key": doc.doc_hash, "kind": KIND_DOC, "doc_hash": doc.doc_hash, "path": doc.path,
-        "filename": filename_words(doc.filename), "title": doc.title, "producer": doc.producer,
+        "key": doc.doc_hash, "kind": KIND_DOC, "doc_hash": doc.doc_hash, "path": path_term(doc.path),
+        "_stored_path": doc.path, "filename": filename_words(_filename_of(doc.path)), "title": doc.title,
+        "producer": doc.producer,
         "page_count": doc.page_count,
         "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested, "status": str(doc.status),
         "error": doc.error, "attempts": doc.attempts,
@@ -83,8 +137,9 @@ def doc_fields(doc: DocumentRecord) -> dict[str, Any]:
 def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
     """One page as a Whoosh document, carrying its file's fields for filters."""
     fields: dict[str, Any] = {
-        "key": f"{doc.doc_hash}:{page.number}", "kind": KIND_PAGE, "doc_hash": doc.doc_hash, "path": doc.path,
-        "filename": filename_words(doc.filename), "title": doc.title, "producer": doc.producer, "page": page.number,
+        "key": f"{doc.doc_hash}:{page.number}", "kind": KIND_PAGE, "doc_hash": doc.doc_hash,
+        "path": path_term(doc.path), "_stored_path": doc.path, "filename": filename_words(_filename_of(doc.path)),
+        "title": doc.title, "producer": doc.producer, "page": page.number,
         "page_count": doc.page_count, "text": page.text, "glyphs": page.glyphs, "unresolved": page.unresolved,
         "needs_ocr": page.needs_ocr, "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested,
     }

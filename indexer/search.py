@@ -16,7 +16,7 @@ from whoosh.searching import Searcher
 from .analysis import is_cjk
 from .errors import QueryError
 from .records import DocumentHits, Hit, SearchOptions, SearchResult, Span
-from .schema import KIND_DOC, KIND_PAGE, RECORD_FIELDS
+from .schema import KIND_DOC, KIND_PAGE, RECORD_FIELDS, path_term
 
 # Markers the formatter puts around matched terms; control characters that page
 # text never contains (extraction drops C0 controls).
@@ -70,7 +70,7 @@ def _filters(options: SearchOptions, records: bool) -> tuple[Query | None, Query
     if options.needs_ocr is not None:
         parts.append(Term("needs_ocr", options.needs_ocr))
     if options.path_glob:
-        parts.append(Wildcard("path", options.path_glob))
+        parts.append(Wildcard("path", path_term(options.path_glob)))  # as the paths were indexed
     if records:
         return And([Term("kind", KIND_DOC), *parts]), Term("kind", KIND_PAGE)
     return (And(parts) if parts else None), Term("kind", KIND_DOC)

@@ -1,33 +1,199 @@
-"""Where the index lives on disk, and the atomic switch between generations.
+"""Where the index lives on disk, who may have written it, and the atomic switch
+between generations.
 
 ``ROOT/current`` is a symlink to ``ROOT/gen-NNNNNN``, the Whoosh directory in use.
 ``reindex`` writes a new generation beside it and swaps the link with one
 ``os.replace``, so a reader sees either the old index or the new one, never a
 half-built one. Each generation records its schema version and language in
 ``pdfindex.json``.
+
+An index is code: Whoosh unpickles its table of contents and stored fields, so
+whoever can write those files can run code as the user who opens them. Before
+anything is read, ``trusted_generation`` refuses a root, generation or file that
+another user owns or may write, and a ``current`` link that leads anywhere but a
+``gen-NNNNNN`` directly inside the root. What we create is private (directories
+0700, files 0600, whatever the umask): the index holds the text of
+password-protected PDFs.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
-from whoosh import index as whoosh_index
-from whoosh.index import Index
+from whoosh.filedb.filestore import FileStorage
+from whoosh.index import TOC, FileIndex, clean_files
+from whoosh.util.filelock import FcntlLock
 
-from .errors import ReindexNeeded
+from .errors import ReindexNeeded, StorageError, UntrustedIndex, is_storage_fault, storage_error
 from .schema import SCHEMA_VERSION, build_schema
 
 _META = "pdfindex.json"
+INDEX_NAME = "MAIN"
+_GENERATION = re.compile(r"gen-[0-9]{6,}\Z")
+_TOC = re.compile(rf"_{INDEX_NAME}_([0-9]+)\.toc\Z")
+_TOC_TEMP = re.compile(rf"_{INDEX_NAME}_[0-9]+\.toc\.[0-9.]+\Z")
+_DIR_MODE, _FILE_MODE = 0o700, 0o600
+
+
+# ---- private files ------------------------------------------------------------------
+
+class _PrivateLock(FcntlLock):
+    """Whoosh's flock lock, on a lock file created 0600."""
+
+    def acquire(self, blocking: bool = False) -> bool:
+        if not os.path.exists(self.filename):
+            os.close(os.open(self.filename, os.O_CREAT | os.O_WRONLY, _FILE_MODE))
+        return bool(super().acquire(blocking))
+
+
+class PrivateStorage(FileStorage):
+    """Whoosh's file storage creating every file 0600 and directory 0700, whatever
+    the umask (changing the umask would be process-wide, so other threads' files too)."""
+
+    def create_file(self, name: str, excl: bool = False, mode: str = "wb", **kwargs: Any) -> Any:
+        from whoosh.filedb.structfile import StructFile  # noqa: PLC0415
+
+        flags = os.O_CREAT | os.O_RDWR | (os.O_EXCL if excl else os.O_TRUNC)
+        fd = os.open(self._fpath(name), flags, _FILE_MODE)
+        try:
+            os.fchmod(fd, _FILE_MODE)  # an existing file keeps its mode through O_TRUNC
+            fileobj = os.fdopen(fd, mode)
+        except BaseException:
+            os.close(fd)
+            raise
+        return StructFile(fileobj, name=name, **kwargs)
+
+    def temp_storage(self, name: str | None = None) -> PrivateStorage:
+        path = os.path.join(self.folder, name or f"{INDEX_NAME}.tmp")
+        make_private_dir(Path(path), exist_ok=True)
+        return PrivateStorage(path)
+
+    def lock(self, name: str) -> _PrivateLock:
+        return _PrivateLock(self._fpath(name))
+
+
+def make_private_dir(path: Path, *, exist_ok: bool = False) -> None:
+    """A directory only its owner can enter (mkdir's mode is filtered by the umask,
+    hence the chmod)."""
+    try:
+        path.mkdir(mode=_DIR_MODE)
+    except FileExistsError:
+        if not exist_ok:
+            raise
+        return
+    os.chmod(path, _DIR_MODE)
+
+
+def _tighten(root: Path, generation: Path) -> None:
+    """Indexes written before files were private: make them so, where we can."""
+    for path in (root, generation):
+        _chmod_if(path, _DIR_MODE)
+    try:
+        entries = list(os.scandir(generation))
+    except OSError:
+        return
+    for entry in entries:
+        _chmod_if(Path(entry.path), _DIR_MODE if entry.is_dir(follow_symlinks=False) else _FILE_MODE)
+
+
+def _chmod_if(path: Path, mode: int) -> None:
+    try:
+        st = os.lstat(path)
+        if st.st_uid == os.geteuid() and not stat.S_ISLNK(st.st_mode) and stat.S_IMODE(st.st_mode) != mode:
+            os.chmod(path, mode)
+    except OSError:
+        pass  # read-only file system, or not ours: the trust check has said what matters
+
+
+# ---- trust ----------------------------------------------------------------------------
+
+def _refuse(root: Path, what: str, why: str, fix: str) -> UntrustedIndex:
+    return UntrustedIndex(
+        f"{root}: refusing to open the index: {what} {why} (an index's files are unpickled, so whoever can "
+        f"write them can run code as you); {fix}"
+    )
+
+
+def _check_owner_and_mode(root: Path, path: Path, st: os.stat_result, label: str) -> None:
+    euid = os.geteuid()
+    if st.st_uid != euid:
+        raise _refuse(root, label, f"is owned by uid {st.st_uid}, not by you (uid {euid})",
+                      f"if you trust it, `chown -R {euid} {root}`, else give another --index")
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise _refuse(root, label, f"is writable by {'group and others' if st.st_mode & stat.S_IWOTH else 'its group'}"
+                      f" (mode {stat.S_IMODE(st.st_mode):04o})",
+                      f"if you trust it, `chmod -R go-w {root}`, else give another --index")
+
+
+def trusted_generation(root: Path) -> Path | None:
+    """The generation ``current`` names, after checking the root, that generation
+    and every file in it; None when there is no ``current`` yet. Nothing is opened
+    for reading here, so nothing is unpickled before the check."""
+    try:
+        root_st = os.stat(root)  # the root itself may be a link the user made
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISDIR(root_st.st_mode):
+        raise StorageError(f"{root}: not a directory; give an index directory with --index")
+    _check_owner_and_mode(root, root, root_st, "the index directory")
+    link = root / "current"
+    try:
+        link_st = os.lstat(link)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISLNK(link_st.st_mode):
+        raise _refuse(root, "`current`", "is not a link to a generation directory",
+                      f"remove {link} if you did not make it")
+    target = os.readlink(link)
+    if not _GENERATION.match(target):
+        raise _refuse(root, "`current`", f"points to {target!r}, not to a gen-NNNNNN directory inside the index",
+                      f"remove {link} if you did not make it")
+    generation = root / target
+    try:
+        gen_st = os.lstat(generation)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISDIR(gen_st.st_mode):
+        raise _refuse(root, target, "is not a directory", f"remove {generation} if you did not make it")
+    _check_owner_and_mode(root, generation, gen_st, target)
+    _check_tree(root, generation, target, depth=1)
+    return generation
+
+
+def _check_tree(root: Path, directory: Path, label: str, depth: int) -> None:
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:  # a writer's temporary directory, just removed
+        return
+    for entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except FileNotFoundError:  # removed by a commit meanwhile
+            continue
+        name = f"{label}/{entry.name}"
+        if stat.S_ISDIR(st.st_mode) and depth > 0:
+            _check_owner_and_mode(root, Path(entry.path), st, name)
+            _check_tree(root, Path(entry.path), name, depth - 1)
+        elif stat.S_ISREG(st.st_mode):
+            _check_owner_and_mode(root, Path(entry.path), st, name)
+        else:
+            raise _refuse(root, name, "is not a regular file", f"remove {entry.path} if you did not make it")
+
+
+def _has_toc(generation: Path) -> bool:
+    return any(_TOC.match(name) for name in os.listdir(generation))
 
 
 def _current(root: Path) -> Path | None:
-    link = root / "current"
-    if not link.is_symlink() and not link.is_dir():
-        return None
-    target = link.resolve()
-    return target if whoosh_index.exists_in(str(target)) else None
+    generation = trusted_generation(root)
+    return generation if generation is not None and _has_toc(generation) else None
 
 
 def current_target(root: Path) -> Path | None:
@@ -38,58 +204,147 @@ def current_target(root: Path) -> Path | None:
         return None
 
 
-def new_generation(root: Path, language: str) -> tuple[Path, Index]:
+# ---- generations ------------------------------------------------------------------------
+
+@contextmanager
+def storage_faults(root: Path, doing: str, *, written: bool = False) -> Iterator[None]:
+    """Disk and file faults as one StorageError line (our own errors pass through)."""
+    try:
+        yield
+    except StorageError:
+        raise
+    except Exception as exc:
+        if not is_storage_fault(exc):
+            raise
+        raise storage_error(root, doing, exc, written=written) from exc
+
+
+def new_generation(root: Path, language: str) -> tuple[Path, FileIndex]:
     """Create an empty Whoosh index in a fresh generation directory."""
-    root.mkdir(parents=True, exist_ok=True)
-    numbers = [int(p.name[4:]) for p in root.glob("gen-*") if p.name[4:].isdigit()]
-    path = root / f"gen-{max(numbers, default=0) + 1:06d}"
-    path.mkdir()
-    ix = whoosh_index.create_in(str(path), build_schema(language))
-    (path / _META).write_text(json.dumps({"schema_version": SCHEMA_VERSION, "language": language}))
-    return path, ix
+    with storage_faults(root, "creating the index"):
+        if not root.exists():
+            root.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(root, exist_ok=True)
+        numbers = [int(p.name[4:]) for p in root.glob("gen-*") if _GENERATION.match(p.name)]
+        path = root / f"gen-{max(numbers, default=0) + 1:06d}"
+        make_private_dir(path)
+        try:
+            ix = PrivateStorage(str(path)).create_index(build_schema(language), indexname=INDEX_NAME)
+            meta = json.dumps({"schema_version": SCHEMA_VERSION, "language": language})
+            fd = os.open(path / _META, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, _FILE_MODE)
+            with os.fdopen(fd, "w") as out:
+                out.write(meta)
+        except BaseException:
+            shutil.rmtree(path, ignore_errors=True)
+            raise
+        return path, ix
 
 
 def switch_to(root: Path, generation: Path) -> Path | None:
     """Point ``current`` at ``generation`` atomically; return the previous target."""
-    previous = _current(root)
-    tmp = root / f".current-{os.getpid()}"
-    if tmp.is_symlink():
-        tmp.unlink()
-    tmp.symlink_to(generation.name)
-    os.replace(tmp, root / "current")
-    return previous
+    with storage_faults(root, "switching to a new generation"):
+        previous = _current(root)
+        tmp = root / f".current-{os.getpid()}"
+        if tmp.is_symlink():
+            tmp.unlink()
+        tmp.symlink_to(generation.name)
+        os.replace(tmp, root / "current")
+        return previous
 
 
-def open_index(root: Path, language: str, create: bool = True) -> tuple[Path, Index]:
-    """Open the current generation, creating the first one when allowed."""
-    path = _current(root)
+def _read_meta(root: Path, generation: Path) -> dict[str, Any]:
+    path = generation / _META
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StorageError(f"{root}: {generation.name}/{_META} is damaged ({type(exc).__name__}); "
+                           "restore it from a backup, or delete the index and ingest again") from None
+    if not isinstance(meta, dict):
+        raise StorageError(f"{root}: {generation.name}/{_META} is damaged (not a JSON object); "
+                           "restore it from a backup, or delete the index and ingest again")
+    return meta
+
+
+def open_index(root: Path, language: str, create: bool = True) -> tuple[Path, FileIndex]:
+    """Open the current generation, creating the first one when allowed. Raises
+    FileNotFoundError when there is no index and ``create`` is False."""
+    with storage_faults(root, "opening the index"):
+        path = _current(root)
     if path is None:
         if not create:
             raise FileNotFoundError(f"no index at {root}")
         path, ix = new_generation(root, language)
         switch_to(root, path)
+        _tighten(root, path)
         return path, ix
-    meta = json.loads((path / _META).read_text()) if (path / _META).exists() else {}
+    with storage_faults(root, "opening the index"):
+        meta = _read_meta(root, path)
     if meta.get("schema_version") != SCHEMA_VERSION or meta.get("language") != language:
         raise ReindexNeeded(
             f"the index at {root} was built with schema {meta.get('schema_version')} and language "
             f"{meta.get('language')!r}; this version uses schema {SCHEMA_VERSION} and language {language!r}: "
             "run `pdfindex reindex`"
         )
-    return path, whoosh_index.open_dir(str(path))
+    _tighten(root, path)
+    return path, open_generation(root, path)
+
+
+def open_generation(root: Path, path: Path) -> FileIndex:
+    """The Whoosh index of a generation that ``trusted_generation`` has checked.
+    Opening reads the table of contents, and a damaged one can fail in any way."""
+    try:
+        return PrivateStorage(str(path)).open_index(INDEX_NAME)
+    except Exception as exc:  # unpickling a damaged TOC raises anything
+        if isinstance(exc, OSError):
+            raise storage_error(root, "opening the index", exc) from exc
+        raise StorageError(f"{root}: the table of contents of {path.name} is damaged ({type(exc).__name__}); "
+                           "restore it from a backup, or delete the index and ingest again") from exc
 
 
 def stored_language(root: Path) -> str | None:
-    path = _current(root)
-    if path is None or not (path / _META).exists():
-        return None
-    language = json.loads((path / _META).read_text()).get("language")
+    with storage_faults(root, "reading the index settings"):
+        path = _current(root)
+        if path is None:
+            return None
+        language = _read_meta(root, path).get("language")
     return language if isinstance(language, str) else None
 
 
-def remove_generation(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
+def remove_generation(root: Path, path: Path) -> None:
+    """Remove a generation, but only a real ``gen-*`` directory directly inside the
+    root: never through a link, never anything else."""
+    try:
+        inside = path.parent.resolve() == root.resolve() and _GENERATION.match(path.name) is not None
+        st = os.lstat(path)
+    except OSError:
+        return
+    if inside and stat.S_ISDIR(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def remove_orphans(storage: FileStorage, indexname: str) -> None:
+    """Remove what a failed commit left: segment files the latest table of contents
+    does not name, unfinished TOCs and the writer's temporary directory. Call it
+    holding the writer lock, so no commit is under way."""
+    toc = TOC.read(storage, indexname)
+    clean_files(storage, indexname, toc.generation, toc.segments)
+    for name in storage.list():
+        if _TOC_TEMP.match(name):
+            with suppress(OSError):
+                storage.delete_file(name)
+    shutil.rmtree(os.path.join(storage.folder, f"{indexname}.tmp"), ignore_errors=True)
 
 
 def size_on_disk(root: Path) -> int:
-    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file() and not f.is_symlink())
+    total = 0
+    for folder, _dirs, files in os.walk(root):  # does not follow links
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                total += st.st_size
+    return total

@@ -9,41 +9,65 @@ A commit writes new segment files and then replaces the table of contents in one
 rename, so a writer killed mid-batch leaves the previous commit intact; the next
 commit removes the orphaned files. A file's pages and its record go into the same
 batch, so a document is in the index whole or not at all.
+
+A writer must never stall the ones after it: whatever a commit raises, the Whoosh
+writer is cancelled, what it wrote is removed (a full disk stays full otherwise)
+and the lock is released, in this process as for others. A document Whoosh cannot
+take (a bad value in a field) is checked before anything of it is added and
+becomes a failure record, so one bad file does not fail the batch.
 """
 from __future__ import annotations
 
+import contextlib
+import re
 import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
+from typing import Any
 
-from whoosh.index import Index, LockError
-from whoosh.writing import IndexWriter
+from whoosh.index import TOC, Index
+from whoosh.util.filelock import try_for
+from whoosh.writing import SegmentWriter
 
-from .errors import IndexBusy
-from .records import DocumentRecord, PageRecord
-from .schema import doc_fields, page_fields
+from . import store
+from .errors import IndexBusy, short_line
+from .records import DocumentRecord, PageRecord, Status
+from .schema import doc_fields, page_fields, problem_in_fields
+
+#: Held during a commit: Ctrl-C, a stop, and Celery's soft time limit.
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1)
+_BAD_HASH = re.compile(r"[\s\x00-\x1f\x7f\ud800-\udfff]")
 
 
 @contextmanager
 def _signals_deferred() -> Iterator[None]:
-    """Ctrl-C (or SIGTERM) arriving during a commit is held until it is done: an
-    interrupted Whoosh commit can be neither finished nor cancelled. (Masking the
+    """Ctrl-C, SIGTERM or SIGUSR1 arriving during a commit is held until it is done:
+    an interrupted Whoosh commit can be neither finished nor cancelled. (Masking the
     signal would not do: other threads, such as a process pool's, still take it.)"""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     held: list[int] = []
     previous = {signum: signal.signal(signum, lambda signum, _frame: held.append(signum))
-                for signum in (signal.SIGINT, signal.SIGTERM)}
+                for signum in HELD_SIGNALS}
     try:
         yield
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
         for pending in held:
             signal.raise_signal(pending)
+
+
+def _failure(doc: DocumentRecord, problem: str) -> DocumentRecord:
+    """The record written in place of a document the index cannot take."""
+    return DocumentRecord(
+        doc_hash=doc.doc_hash, path=doc.path if isinstance(doc.path, str) else repr(doc.path),
+        status=Status.FAILED, error=f"cannot be indexed: {short_line(problem, 200)}", attempts=1,
+    )
 
 
 class PageWriter:
@@ -51,17 +75,25 @@ class PageWriter:
 
     Operations are kept until the commit (the lock is taken at the first one), so a
     document added twice in one batch, or two versions of one path, end as one:
-    Whoosh's delete_by_term does not reach documents added by the same writer."""
+    Whoosh's delete_by_term does not reach documents added by the same writer.
 
-    def __init__(self, ix: Callable[[], Index], batch_pages: int = 2000, lock_timeout: float = 30.0) -> None:
+    ``rejected`` lists, for every document the index could not take, the failure
+    record written in its place (or, where even that was impossible, as for a
+    document hash that is not text, the record that was left out)."""
+
+    def __init__(self, ix: Callable[[], Index], batch_pages: int = 2000, lock_timeout: float = 30.0,
+                 root: Path | str = "the index") -> None:
         self._ix = ix  # asked at each lock: a reindex may have switched generations
+        self._root = root
         self._batch_pages = batch_pages
         self._lock_timeout = lock_timeout
-        self._writer: IndexWriter | None = None
+        self._writer: SegmentWriter | None = None
+        self._whoosh_lock: Any = None
         # doc_hash → (record, pages) to add, or None to delete; path → doc_hash added.
         self._ops: dict[str, tuple[DocumentRecord, list[PageRecord]] | None] = {}
         self._paths: dict[str, str] = {}
         self._pending = 0
+        self.rejected: list[DocumentRecord] = []
 
     def __enter__(self) -> PageWriter:
         return self
@@ -74,22 +106,33 @@ class PageWriter:
             self.cancel()
 
     def _lock(self) -> None:
-        if self._writer is None:
+        """Take the lock ourselves rather than in SegmentWriter: it reads the table
+        of contents after locking, and if that fails nobody could release the lock."""
+        if self._writer is not None:
+            return
+        with store.storage_faults(Path(self._root), "taking the writer lock"):
+            ix = self._ix()
+            lock = ix.lock("WRITELOCK")
+            if not try_for(lock.acquire, timeout=self._lock_timeout, delay=0.1):
+                raise IndexBusy("another process is writing to the index; only one writer may run at a time")
             try:
-                self._writer = self._ix().writer(timeout=self._lock_timeout)
-            except LockError:
-                raise IndexBusy("another process is writing to the index; only one writer may run at a time") from None
+                self._writer = SegmentWriter(ix, _lk=False)
+            except BaseException:
+                lock.release()
+                raise
+            self._whoosh_lock = lock
 
     def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
         """Replace whatever the index holds for this content or this path (a changed
         file) with the record and pages given; commits when the batch is full."""
         self._lock()
-        earlier = self._paths.get(doc.path)
+        path = doc.path if isinstance(doc.path, str) else repr(doc.path)
+        earlier = self._paths.get(path)
         if earlier is not None and earlier != doc.doc_hash:
             self._ops.pop(earlier, None)
         self._ops.pop(doc.doc_hash, None)
         self._ops[doc.doc_hash] = (doc, pages)
-        self._paths[doc.path] = doc.doc_hash
+        self._paths[path] = doc.doc_hash
         self._pending += 1 + len(pages)
         if self._pending >= self._batch_pages:
             self.commit()
@@ -101,24 +144,98 @@ class PageWriter:
         self._pending += 1
 
     def commit(self) -> None:
-        if self._writer is None:
-            return
+        """Write the batch. On any failure nothing of it is in the index, the lock is
+        free and the files it wrote are gone; storage faults raise StorageError."""
         writer = self._writer
+        if writer is None:
+            return
+        rejected: list[DocumentRecord] = []
         with _signals_deferred():
-            for doc_hash, op in self._ops.items():
-                writer.delete_by_term("doc_hash", doc_hash)
-                if op is not None:
-                    doc, pages = op
-                    writer.delete_by_term("path", doc.path)
-                    writer.add_document(**doc_fields(doc))
-                    for page in pages:
-                        writer.add_document(**page_fields(doc, page))
-            writer.commit()
+            try:
+                with store.storage_faults(Path(self._root), "committing a batch", written=True):
+                    self._apply(writer, rejected)
+                    writer.commit()
+            except BaseException:
+                if not self._landed(writer):
+                    self._abandon(writer)
+                    self._release()
+                    self._reset()
+                    raise
+            self._release()
             self._reset()  # before a held Ctrl-C is delivered
+        self.rejected.extend(rejected)
+
+    def _apply(self, writer: SegmentWriter, rejected: list[DocumentRecord]) -> None:
+        schema = writer.schema
+        for doc_hash, op in self._ops.items():
+            if not isinstance(doc_hash, str) or not doc_hash or _BAD_HASH.search(doc_hash):
+                if op is not None:
+                    rejected.append(_failure(op[0], f"the document hash {doc_hash!r} is not a plain text key"))
+                continue
+            writer.delete_by_term("doc_hash", doc_hash)
+            if op is None:
+                continue
+            doc, pages = op
+            documents = self._documents(schema, doc, pages, rejected)
+            if not documents:
+                continue
+            writer.delete_by_term("path", documents[0]["path"])
+            for fields in documents:
+                writer.add_document(**fields)
+
+    @staticmethod
+    def _documents(schema: Any, doc: DocumentRecord, pages: list[PageRecord],
+                   rejected: list[DocumentRecord]) -> list[dict[str, Any]]:
+        """The Whoosh documents for a file, all checked; a failure record instead
+        when any of them would fail; nothing when even that would."""
+        try:
+            documents = [doc_fields(doc), *(page_fields(doc, page) for page in pages)]
+            problem = next((p for p in map(lambda f: problem_in_fields(schema, f), documents) if p), None)
+        except Exception as exc:  # noqa: BLE001 - a record of the wrong shape: the reason is the error
+            problem = f"{type(exc).__name__}: {exc}"
+        if problem is None:
+            return documents
+        failure = _failure(doc, problem)
+        fields = doc_fields(failure)
+        if problem_in_fields(schema, fields) is None:
+            rejected.append(failure)
+            return [fields]
+        rejected.append(_failure(doc, f"{problem}; not even a failure record could be written"))
+        return []
+
+    @staticmethod
+    def _landed(writer: SegmentWriter) -> bool:
+        """Whether the commit's table of contents was written before the failure
+        (in Whoosh's clean-up after it): then the batch is in the index."""
+        try:
+            return bool(TOC._latest_generation(writer.storage, writer.indexname) >= writer.generation)
+        except Exception:  # noqa: BLE001 - cannot tell: treat as not written
+            return False
+
+    @staticmethod
+    def _abandon(writer: SegmentWriter) -> None:
+        """Cancel a writer whose commit or batch failed, and remove what it wrote.
+        Each step may fail the same way (a full disk): the next still runs."""
+        if not writer.is_closed:
+            try:
+                writer.cancel()
+            except Exception:  # noqa: BLE001 - closing its files may hit the same fault
+                with contextlib.suppress(Exception):
+                    writer._tempstorage.destroy()
+                writer.is_closed = True
+        with contextlib.suppress(Exception):
+            store.remove_orphans(writer.storage, writer.indexname)
+
+    def _release(self) -> None:
+        lock, self._whoosh_lock = self._whoosh_lock, None
+        if lock is not None:
+            with contextlib.suppress(Exception):
+                lock.release()
 
     def cancel(self) -> None:
         if self._writer is not None:
-            self._writer.cancel()
+            self._abandon(self._writer)
+        self._release()
         self._reset()
 
     def _reset(self) -> None:
@@ -126,3 +243,4 @@ class PageWriter:
         self._ops.clear()
         self._paths.clear()
         self._pending = 0
+
