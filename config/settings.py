@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 N = TypeVar("N", int, float)
 
@@ -44,6 +45,78 @@ def _number(env: Mapping[str, str], name: str, default: N, minimum: N) -> N:
     return value
 
 
+#: Broker URL schemes the workers and the hand-off queue both understand (Redis only:
+#: the hand-off between extraction and the writer is a pair of Redis lists).
+BROKER_SCHEMES = ("redis", "rediss", "unix")
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password, for messages and logs (a broker URL is often
+    pasted into a bug report)."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        user = parts.username or ""
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        port = f":{parts.port}" if parts.port is not None else ""
+        return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
+    except ValueError:  # unparsable: hide everything between the scheme and the host
+        if "@" not in url:
+            return url
+        scheme, sep, rest = url.partition("://")
+        return f"{scheme}{sep}***@{rest.rsplit('@', 1)[-1]}" if sep else "***@" + url.rsplit("@", 1)[-1]
+
+
+def _broker_url(env: Mapping[str, str], name: str) -> str:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return ""
+    shown = redact_url(raw)
+    try:
+        parts = urlsplit(raw)
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        raise SettingsError(f"{name}={shown!r} is not a valid URL ({exc})") from None
+    if parts.scheme not in BROKER_SCHEMES:
+        raise SettingsError(f"{name}={shown!r}: the broker must be Redis "
+                            f"(redis://, rediss:// or unix://), not {parts.scheme or 'a URL without a scheme'}")
+    if parts.scheme == "unix" and not parts.path:
+        raise SettingsError(f"{name}={shown!r}: a unix:// URL needs the socket path (unix:///run/redis.sock)")
+    return raw
+
+
+def _absolute_path(env: Mapping[str, str], name: str) -> Path | None:
+    raw = env.get(name) or ""
+    if not raw.strip():
+        return None
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        raise SettingsError(f"{name}={raw!r} must be an absolute path")
+    return path
+
+
+def _roots(env: Mapping[str, str]) -> tuple[Path, ...]:
+    """PDFINDEX_ROOTS: absolute folders separated by os.pathsep. Relative entries are
+    refused rather than resolved against whatever directory a worker started in."""
+    raw = env.get("PDFINDEX_ROOTS") or ""
+    roots: list[Path] = []
+    for entry in raw.split(os.pathsep):
+        if not entry.strip():
+            continue
+        if "\0" in entry:
+            raise SettingsError(f"PDFINDEX_ROOTS: {entry!r} contains a NUL character")
+        path = Path(entry).expanduser()
+        if not path.is_absolute():
+            raise SettingsError(f"PDFINDEX_ROOTS: {entry!r} is not an absolute path")
+        path = Path(os.path.normpath(path))
+        if path not in roots:
+            roots.append(path)
+    return tuple(roots)
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     #: PDFINDEX_INDEX_DIR: where the index lives (default: $XDG_DATA_HOME/pdfindex/index).
@@ -70,6 +143,23 @@ class Settings:
     broker_url: str = ""
     #: PDFINDEX_RESULT_BACKEND: Celery result backend; defaults to the broker URL.
     result_backend: str = ""
+    #: PDFINDEX_ROOTS: folders (absolute, separated by os.pathsep) the workers may read
+    #: PDFs from; distributed workers refuse to start without it, so a message from
+    #: the queue can never make them read anything else.
+    roots: tuple[Path, ...] = ()
+    #: PDFINDEX_PASSWORD_FILE: passwords the extraction workers try on encrypted files
+    #: (the workers' own file: passwords never travel through the broker).
+    password_file: Path | None = None
+    #: PDFINDEX_SIGNING_KEY / _CERT / _CERT_STORE: Celery message signing (the "auth"
+    #: serializer): this node's private key and certificate (PEM) and the certificates
+    #: (a folder or glob) whose signatures are accepted. All three or none.
+    signing_key: Path | None = None
+    signing_cert: Path | None = None
+    signing_cert_store: str = ""
+
+    @property
+    def signing(self) -> bool:
+        return self.signing_key is not None
 
 
 def load(env: Mapping[str, str] | None = None) -> Settings:
@@ -77,7 +167,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     index_dir = env.get("PDFINDEX_INDEX_DIR") or ""
     language = (env.get("PDFINDEX_LANGUAGE") or "en").strip().lower()
-    broker = (env.get("PDFINDEX_BROKER_URL") or "").strip()
+    broker = _broker_url(env, "PDFINDEX_BROKER_URL")
     file_timeout = _number(env, "PDFINDEX_FILE_TIMEOUT", 120.0, 0.1)
     return Settings(
         index_dir=Path(index_dir).expanduser() if index_dir else _default_index_dir(env),
@@ -91,4 +181,22 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         max_attempts=_number(env, "PDFINDEX_MAX_ATTEMPTS", 3, 1),
         broker_url=broker,
         result_backend=(env.get("PDFINDEX_RESULT_BACKEND") or "").strip() or broker,
+        roots=_roots(env),
+        password_file=_absolute_path(env, "PDFINDEX_PASSWORD_FILE"),
+        **_signing(env),  # type: ignore[arg-type]
     )
+
+
+def _signing(env: Mapping[str, str]) -> dict[str, Path | str | None]:
+    names = ("PDFINDEX_SIGNING_KEY", "PDFINDEX_SIGNING_CERT", "PDFINDEX_SIGNING_CERT_STORE")
+    given = [name for name in names if (env.get(name) or "").strip()]
+    if not given:
+        return {}
+    if len(given) != len(names):
+        missing = ", ".join(name for name in names if name not in given)
+        raise SettingsError(f"message signing needs all of {', '.join(names)}; {missing} not set")
+    store = env[names[2]].strip()
+    if not os.path.isabs(os.path.expanduser(store)):
+        raise SettingsError(f"{names[2]}={store!r} must be an absolute path (a folder or a glob)")
+    return {"signing_key": _absolute_path(env, names[0]), "signing_cert": _absolute_path(env, names[1]),
+            "signing_cert_store": os.path.expanduser(store)}

@@ -1,47 +1,112 @@
 """The Celery application: `celery -A workers.app worker` (or `pdfindex worker`).
 
-Configured from ``config`` (PDFINDEX_BROKER_URL, PDFINDEX_RESULT_BACKEND, time and
-memory limits). Reliability settings, each for a reason:
+Configured from ``config`` (PDFINDEX_* of the worker's own environment: broker, index
+directory, roots, password file, limits, signing); a message never changes any of
+them. Settings, each for a reason:
 - ``task_acks_late`` + ``task_reject_on_worker_lost``: a task whose worker process
-  dies mid-file is redelivered, not lost; index writes are idempotent by document
-  hash and page, so a redelivered file is still indexed exactly once.
+  dies mid-file is redelivered, not lost (and counted toward PDFINDEX_MAX_ATTEMPTS);
+  index writes are idempotent by document hash and page, so a redelivered file is
+  still indexed exactly once. ``task_acks_on_failure_or_timeout``: a file killed by
+  its hard time limit is recorded as failed by the task's ``on_failure`` (Celery
+  >= 5.7 calls it on a hard timeout) and its message acknowledged.
 - ``worker_prefetch_multiplier=1``: a worker holds one file at a time, so a slow
   file does not hold back others queued behind it.
-- soft and hard time limits per file; ``worker_max_memory_per_child`` and an
-  address-space cap per process against decompression bombs.
+- soft and hard time limits and an address-space cap on ``pdfindex.extract`` only
+  (tasks.py), never on the index writer; ``worker_max_memory_per_child`` only in
+  workers that do not write the index.
 - the Redis visibility timeout outlasts the hard time limit, so a long file is not
   redelivered while it is still being worked on.
-- JSON only: tasks carry paths, hashes and text, never pickled objects or PDF bytes.
+- JSON only (or Celery's signed "auth" serializer over JSON): tasks carry a path, a
+  hash and a run id, never pickled objects, directories or PDF bytes.
+- ``worker_enable_remote_control=False``: no `celery control shutdown` (or any other
+  broadcast command) from whoever can reach Redis.
+
+A worker refuses to start (one line on stderr, exit status 2) without PDFINDEX_ROOTS,
+with an unreadable password file or signing key, on Celery < 5.7, or when the broker
+refuses it; see docs/security.md.
 """
 from __future__ import annotations
 
+import os
+import ssl
+import sys
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import celery
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import celeryd_init
 
 import config
 
-from .limits import limit_memory
+from . import queue
+from .errors import BrokerError
 
-settings = config.load()
+_CERT_REQS = {"required": ssl.CERT_REQUIRED, "optional": ssl.CERT_OPTIONAL, "none": ssl.CERT_NONE}
+
+
+def _fail(problem: str) -> None:
+    """One line, no traceback: the worker (or the command importing this) stops."""
+    print(f"pdfindex: {problem}", file=sys.stderr, flush=True)
+    raise SystemExit(2)
+
+
+def _load_settings() -> config.Settings:
+    try:
+        return config.load()
+    except config.SettingsError as exc:
+        _fail(str(exc))
+        raise  # unreachable
+
+
+settings = _load_settings()
+
+
+def kombu_url(url: str) -> str:
+    """The broker URL as kombu wants it: unix:///path becomes redis+socket:///path,
+    and TLS options leave the query (they go to ``broker_use_ssl``, verified)."""
+    if not url:
+        return "memory://"
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        query = [("virtual_host", v) if k == "db" else (k, v) for k, v in parse_qsl(parts.query)]
+        return urlunsplit(parts._replace(scheme="redis+socket", query=urlencode(query)))
+    if parts.scheme == "rediss":
+        query = [(k, v) for k, v in parse_qsl(parts.query) if not k.startswith("ssl_")]
+        return urlunsplit(parts._replace(query=urlencode(query)))
+    return url
+
+
+def kombu_ssl(url: str) -> dict[str, Any] | None:
+    try:
+        options: dict[str, Any] | None = queue.tls_options(url) if url else None
+    except BrokerError as exc:
+        _fail(str(exc))
+    if options is not None:
+        options["ssl_cert_reqs"] = _CERT_REQS[options["ssl_cert_reqs"]]
+    return options
+
 
 app = Celery("pdfindex", include=["workers.tasks"])
 app.conf.update(
-    broker_url=settings.broker_url or "memory://",
+    broker_url=kombu_url(settings.broker_url),
+    broker_use_ssl=kombu_ssl(settings.broker_url),
     result_backend=settings.result_backend or None,
     task_serializer="json",
     result_serializer="json",
     accept_content=["json"],
+    result_accept_content=["json"],
+    event_serializer="json",
     task_ignore_result=True,
     task_acks_late=True,
+    task_acks_on_failure_or_timeout=True,
     # Publishing (the writer kick) waits out a broker restart instead of failing.
     task_publish_retry_policy={"max_retries": 60, "interval_start": 0.5, "interval_step": 0.5, "interval_max": 3},
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,
-    task_soft_time_limit=settings.file_timeout,
-    task_time_limit=settings.file_hard_timeout,
-    worker_max_memory_per_child=settings.max_memory_mb * 1024 if settings.max_memory_mb else None,
+    worker_enable_remote_control=False,
+    worker_max_memory_per_child=None,  # set in _check_worker for workers that only extract
     broker_connection_retry_on_startup=True,
     broker_connection_max_retries=None,
     broker_transport_options={"visibility_timeout": int(settings.file_hard_timeout) + 60},
@@ -49,8 +114,84 @@ app.conf.update(
     task_default_queue="extract",
     worker_hijack_root_logger=False,
 )
+if settings.result_backend.startswith("rediss://"):
+    app.conf.redis_backend_use_ssl = kombu_ssl(settings.result_backend)
+    app.conf.result_backend = kombu_url(settings.result_backend)
+
+if settings.signing:
+    app.conf.update(
+        security_key=str(settings.signing_key), security_certificate=str(settings.signing_cert),
+        security_cert_store=settings.signing_cert_store, security_digest="sha256",
+        task_serializer="auth", accept_content=["auth"],
+    )
+    try:
+        app.setup_security(allowed_serializers=["auth", "json"], serializer="json")
+    except Exception as exc:  # noqa: BLE001 - key/certificate problems of every kind: one line
+        _fail(f"message signing (PDFINDEX_SIGNING_*) cannot be set up: {type(exc).__name__}: {exc}")
 
 
-@worker_process_init.connect
-def _limit_process(**_: Any) -> None:
-    limit_memory(settings.max_memory_mb)
+def signer() -> tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]] | None:
+    """(sign, verify) for hand-off items when message signing is configured: the same
+    key, certificate and store as the Celery messages, so a forged item pushed
+    straight into Redis is refused too. None without signing."""
+    if not settings.signing:
+        return None
+    from kombu.serialization import dumps, loads  # noqa: PLC0415
+
+    def sign(data: bytes) -> bytes:
+        _, _, body = dumps(data.decode("ascii"), serializer="auth")
+        return body if isinstance(body, bytes) else body.encode()
+
+    def verify(raw: bytes) -> bytes:
+        try:
+            text = loads(raw, "application/data", "utf-8", accept=["application/data"])
+        except Exception as exc:  # noqa: BLE001 - SecurityError and decoding errors alike
+            raise queue.BadMessage(f"bad or missing signature: {str(exc)[:120]}") from None
+        if not isinstance(text, str):
+            raise queue.BadMessage("a signed item that is not a string")
+        return text.encode("ascii", "surrogateescape")
+
+    return sign, verify
+
+
+def _queues(options: dict[str, Any]) -> set[str]:
+    raw = options.get("queues") or []
+    names = raw.split(",") if isinstance(raw, str) else [q for part in raw for q in str(part).split(",")]
+    return {q.strip() for q in names if q.strip()} or {app.conf.task_default_queue}
+
+
+def startup_problem(s: config.Settings) -> str | None:
+    """Why a worker with these settings must not start, or None."""
+    if celery.VERSION < (5, 7):
+        return (f"Celery {celery.__version__} is too old: 5.7 or later is needed (older versions acknowledge "
+                "a file killed by its hard time limit and lose it)")
+    if not s.broker_url:
+        return "PDFINDEX_BROKER_URL is not set; the embedded mode needs no worker"
+    if not s.roots:
+        return ("PDFINDEX_ROOTS is not set: a worker reads only files under these folders (absolute paths "
+                f"separated by {os.pathsep!r}); set it to the folders you ingest")
+    for root in s.roots:
+        if not root.is_dir():
+            return f"PDFINDEX_ROOTS: {root} is not a folder"
+    if s.password_file is not None:
+        try:
+            with open(s.password_file, "rb"):
+                pass
+        except OSError as exc:
+            return f"PDFINDEX_PASSWORD_FILE={s.password_file}: cannot read it ({exc.strerror})"
+    try:
+        queue.ping(s)
+    except BrokerError as exc:
+        return str(exc)
+    return None
+
+
+@celeryd_init.connect
+def _check_worker(sender: Any = None, conf: Any = None, options: dict[str, Any] | None = None, **_: Any) -> None:
+    problem = startup_problem(settings)
+    if problem is not None:
+        _fail(problem)
+    if conf is not None and "index" not in _queues(options or {}) and settings.max_memory_mb:
+        # Only extraction lives here: replace a pool process whose memory grew large.
+        conf.worker_max_memory_per_child = settings.max_memory_mb * 1024
+

@@ -8,11 +8,15 @@ file done twice is still indexed once.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 import time
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -20,28 +24,67 @@ from config import Settings
 from indexer import PageIndex
 
 from . import queue
+from .errors import IngestError, OutsideRoots
+from .files import check_under_roots
 from .plan import Job
 from .progress import Progress, Summary, brief_of_record
-import contextlib
 
 _POLL = 0.5
 _QUIET_WARNING = 60.0
 
 
+PASSWORD_FILE_NOTE = ("pdfindex: note: in distributed mode the extraction workers try the passwords of their own "
+                      "PDFINDEX_PASSWORD_FILE; --password-file only makes this run retry encrypted files "
+                      "(passwords are never sent through the broker)")
+
+
+def check_roots(paths: Iterable[Path], settings: Settings) -> None:
+    """The client's side of PDFINDEX_ROOTS: refuse, before anything is hashed or
+    enqueued, to ingest a path the workers would refuse to read. Raises IngestError
+    (no roots set) or OutsideRoots naming the first path outside them."""
+    if not settings.roots:
+        raise IngestError("PDFINDEX_ROOTS is not set: in distributed mode workers read only files under these "
+                          f"folders (absolute paths separated by {os.pathsep!r}); set it, the same as the workers'")
+    outside = []
+    for path in paths:
+        try:
+            check_under_roots(Path(path).absolute(), settings.roots)
+        except OutsideRoots:
+            outside.append(path)
+    if outside:
+        more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
+        raise OutsideRoots(f"{outside[0]}: outside PDFINDEX_ROOTS ({os.pathsep.join(map(str, settings.roots))})"
+                           f"{more}; the workers would not read it")
+
+
 def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | None, settings: Settings,
                     summary: Summary, progress: Progress) -> None:
+    """Enqueue ``jobs`` and follow them to the end. Raises BrokerError (one line, the
+    broker URL without its password) when the broker cannot be reached or refuses us,
+    IngestError/OutsideRoots when a file lies outside PDFINDEX_ROOTS."""
+    check_roots((job.path for job in jobs), settings)
+    if password_file is not None:
+        print(PASSWORD_FILE_NOTE, file=sys.stderr)
+    if os.path.realpath(index.root) != os.path.realpath(settings.index_dir):
+        print(f"pdfindex: note: the index writer writes its own PDFINDEX_INDEX_DIR; this run follows {index.root} "
+              f"(PDFINDEX_INDEX_DIR here is {settings.index_dir})", file=sys.stderr)
+    with queue.broker_errors(settings):
+        _run(index, jobs, settings, summary, progress)
+
+
+def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary, progress: Progress) -> None:
     from .tasks import extract  # noqa: PLC0415 - the Celery app only when a broker is used
 
     run_id = uuid.uuid4().hex
     marker = f"{queue.run_key(run_id)}:alive"
     r = queue.client(settings)
+    r.ping()
     by_hash = {job.doc_hash: job for job in jobs}
 
     def enqueue(selected: list[Job]) -> None:
         r.set(marker, "1", ex=7 * 24 * 3600)
         for job in selected:
-            extract.apply_async(args=[str(job.path), job.doc_hash, run_id, str(index.root),
-                                      str(password_file.absolute()) if password_file else None])
+            extract.apply_async(args=[str(job.path), job.doc_hash, run_id])
 
     enqueue(jobs)
     done: set[str] = set()
@@ -65,14 +108,17 @@ def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | Non
                             progress.advance()
                     enqueue(missing)
                 finished = r.hgetall(queue.run_key(run_id))
+            except redis.AuthenticationError:
+                raise
             except redis.ConnectionError:
                 time.sleep(2)  # wait for Redis to come back; workers reconnect by themselves
                 continue
             for raw_hash, raw_info in finished.items():
                 doc_hash = raw_hash.decode() if isinstance(raw_hash, bytes) else raw_hash
-                if doc_hash in by_hash and doc_hash not in done:
+                info = _brief(raw_info) if doc_hash in by_hash and doc_hash not in done else None
+                if info is not None:
                     done.add(doc_hash)
-                    summary.add(json.loads(raw_info))
+                    summary.add(info)
                     progress.advance()
                     last_progress = time.monotonic()
             if time.monotonic() - last_progress > _QUIET_WARNING:
@@ -83,5 +129,29 @@ def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | Non
     except KeyboardInterrupt:
         summary.interrupted = True  # queued tasks stay queued; workers finish them
     finally:
-        with contextlib.suppress(redis.ConnectionError):
+        with contextlib.suppress(redis.RedisError):
             r.delete(queue.run_key(run_id), marker, queue.attempts_key(run_id))
+
+
+_BRIEF_TYPES: dict[str, tuple[type, ...]] = {"status": (str,), "path": (str,), "error": (str,), "pages": (int,),
+                                             "needs_ocr": (int,), "coverages": (list,)}
+
+
+def _brief(raw: bytes | str) -> dict[str, Any] | None:
+    """A progress entry from Redis, checked (anyone who can reach Redis can write
+    one): a malformed entry is ignored, it must not crash the client."""
+    from indexer import Status  # noqa: PLC0415
+
+    try:
+        info = json.loads(raw)
+        ok = (isinstance(info, dict) and set(info) == set(_BRIEF_TYPES)
+              and all(isinstance(info[k], t) for k, t in _BRIEF_TYPES.items())
+              and all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in info["coverages"]))
+        if ok:
+            Status(info["status"])
+    except (ValueError, RecursionError):
+        ok = False
+    if not ok:
+        print(f"pdfindex: ignored a malformed progress entry in the broker: {str(raw)[:100]}", file=sys.stderr)
+        return None
+    return dict(info)

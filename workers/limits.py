@@ -1,7 +1,10 @@
-"""Per-process limits of extraction workers, applied in each worker process."""
+"""Limits of one extraction: an address-space cap held only while a file is
+extracted, so the index writer (which may share a worker process) is never capped."""
 from __future__ import annotations
 
 import resource
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def limit_memory(max_memory_mb: int) -> None:
@@ -14,3 +17,15 @@ def limit_memory(max_memory_mb: int) -> None:
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+@contextmanager
+def memory_cap(max_memory_mb: int) -> Iterator[None]:
+    """``limit_memory`` for the duration of the block, then the previous soft limit
+    again (lowering and restoring a soft limit needs no privilege)."""
+    previous = resource.getrlimit(resource.RLIMIT_AS)
+    limit_memory(max_memory_mb)
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, previous)

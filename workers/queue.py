@@ -1,24 +1,47 @@
 """The hand-off between extraction tasks and the single index writer, in Redis.
 
-An extraction task pushes its outcome (JSON) onto ``pdfindex:results`` and sends a
-"write" kick. The writer moves items to ``pdfindex:writing`` (atomically, LMOVE),
-commits them to the index in one batch, records each file as done for its ingest
-run, and only then clears ``pdfindex:writing``. A writer killed mid-batch leaves
-its items there; the next writer commits them first. Writes are idempotent, so an
-item committed twice is still indexed once.
+An extraction task pushes its outcome onto ``pdfindex:results`` and sends a "write"
+kick. The writer moves items to ``pdfindex:writing`` (atomically, LMOVE), commits
+them to ITS OWN index (``PDFINDEX_INDEX_DIR`` of the writer; an item never names a
+directory) in one batch, records each file as done for its ingest run, and only
+then clears ``pdfindex:writing``. A writer killed mid-batch leaves its items there;
+the next writer commits them first. Writes are idempotent, so an item committed
+twice is still indexed once.
+
+Nothing read from Redis is trusted: anyone who can reach the broker can push to
+these lists. Every item is validated (shape, types, sizes, hashes, run id, the
+outcome's path under the writer's ``PDFINDEX_ROOTS``; its signature when signing is
+configured); an invalid one is logged with what was wrong and dropped, so it can
+neither run code, nor write outside the roots, nor block the items behind it.
 """
 from __future__ import annotations
 
 import json
+import logging
+import math
+import os
+import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
+from redis.exceptions import LockError
 
-from config import Settings
+from config import Settings, redact_url
+from indexer import DocumentRecord, IndexBusy, Status
+
+from .errors import BrokerError, IngestError
+
+if TYPE_CHECKING:
+    from .outcome import Outcome
+
+log = logging.getLogger("pdfindex.queue")
 
 RESULTS = "pdfindex:results"
 WRITING = "pdfindex:writing"
@@ -26,12 +49,135 @@ WRITER_LOCK = "pdfindex:writer-lock"
 LOCK_SECONDS = 6
 QUEUES = ("extract", "index")
 
+#: A hand-off item larger than this is dropped (a 10,000-page book of dense text is
+#: about 60 MB); it bounds what one forged item can make the writer hold in memory.
+MAX_ITEM_BYTES = 256 * 1024 * 1024
+MAX_PATH_CHARS = 4096
+MAX_PAGES = 1_000_000
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_HEX32 = re.compile(r"[0-9a-f]{32}")
+
+
+class BadMessage(ValueError):
+    """A task message or hand-off item we refuse; the text says what was wrong."""
+
+
+class WriterBusy(Exception):
+    """Another writer holds the lock (or a dead one's lock has not expired yet)."""
+
+
+class LockLost(IngestError):
+    """The writer lock expired or was taken over while we held it: stop before
+    committing, so two writers never commit the same batch at once."""
+
+
+# ---- the Redis connection -------------------------------------------------------------
+
+#: ``ssl_cert_reqs`` spellings of Celery/kombu (CERT_REQUIRED) and redis-py (required).
+_CERT_REQS = {"cert_required": "required", "required": "required", "cert_optional": "optional",
+              "optional": "optional", "cert_none": "none", "none": "none"}
+
+
+def tls_options(url: str) -> dict[str, str] | None:
+    """For a rediss:// URL, its TLS options from the query (``ssl_cert_reqs``,
+    ``ssl_ca_certs``, ``ssl_certfile``, ``ssl_keyfile``), with certificate
+    verification REQUIRED unless the URL turns it down explicitly (kombu alone would
+    silently not verify). None for plain redis:// and unix://."""
+    parts = urlsplit(url)
+    if parts.scheme != "rediss":
+        return None
+    query = dict(parse_qsl(parts.query))
+    reqs = query.get("ssl_cert_reqs", "required")
+    if reqs.lower() not in _CERT_REQS:
+        raise BrokerError(f"{redact_url(url)}: ssl_cert_reqs={reqs!r} is not one of required, optional, none")
+    options = {"ssl_cert_reqs": _CERT_REQS[reqs.lower()]}
+    for key in ("ssl_ca_certs", "ssl_certfile", "ssl_keyfile"):
+        if query.get(key):
+            options[key] = query[key]
+    return options
+
+
+def _redis_url(url: str) -> str:
+    """The URL as redis-py wants it: ``ssl_cert_reqs`` in its own spelling."""
+    options = tls_options(url)
+    if options is None:
+        return url
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "ssl_cert_reqs"]
+    query.append(("ssl_cert_reqs", options["ssl_cert_reqs"]))
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
 
 def client(settings: Settings) -> redis.Redis:
-    if not settings.broker_url.startswith(("redis://", "rediss://", "unix://")):
-        raise ValueError(f"PDFINDEX_BROKER_URL={settings.broker_url!r}: the ingest hand-off needs a Redis broker")
-    return redis.Redis.from_url(settings.broker_url, socket_timeout=30, socket_connect_timeout=10,
-                                health_check_interval=30)
+    """A Redis client for the hand-off lists, from the same URL as the broker
+    (passwords, ACL users, rediss:// with its TLS options, unix://)."""
+    url = settings.broker_url
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise BrokerError(f"PDFINDEX_BROKER_URL={redact_url(url)!r}: the ingest hand-off needs a Redis broker")
+    try:
+        return redis.Redis.from_url(_redis_url(url), socket_timeout=30, socket_connect_timeout=10,
+                                    health_check_interval=30)
+    except (ValueError, redis.RedisError) as exc:
+        raise BrokerError(f"PDFINDEX_BROKER_URL={redact_url(url)!r}: {exc}") from None
+
+
+def describe(exc: BaseException) -> str:
+    """What went wrong with the broker, in a few words (never the password)."""
+    text = str(exc)
+    low = text.lower()
+    if isinstance(exc, redis.AuthenticationError) or "wrongpass" in low or "invalid password" in low \
+            or "invalid username-password" in low:
+        return "authentication failed (wrong password or user name)"
+    if "noauth" in low or "authentication required" in low:
+        return "the broker requires a password (none given in the URL)"
+    if "noperm" in low:
+        return f"the broker's ACL refuses a command: {text}"
+    if "ssl" in low or "certificate" in low or "tls" in low:
+        return f"TLS failed: {text}"
+    if "connection refused" in low or "errno 111" in low:
+        return "connection refused"
+    if "name or service not known" in low or "nodename nor servname" in low or "errno -2" in low:
+        return f"unknown host: {text}"
+    if isinstance(exc, redis.TimeoutError) or "timed out" in low:
+        return "timed out"
+    return text or type(exc).__name__
+
+
+def broker_error(settings: Settings, exc: BaseException) -> BrokerError:
+    return BrokerError(f"cannot reach the broker at {redact_url(settings.broker_url)}: {describe(exc)}")
+
+
+def _broker_exceptions() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [redis.RedisError, ConnectionError, OSError]
+    with suppress(ImportError):
+        from kombu.exceptions import OperationalError  # noqa: PLC0415
+
+        errors.append(OperationalError)
+    return tuple(errors)
+
+
+@contextmanager
+def broker_errors(settings: Settings) -> Iterator[None]:
+    """Turn every Redis/kombu connection, auth or TLS error into one BrokerError
+    line naming the broker (without its password) and the problem."""
+    try:
+        yield
+    except BrokerError:
+        raise
+    except _broker_exceptions() as exc:
+        raise broker_error(settings, exc) from None
+
+
+def ping(settings: Settings) -> None:
+    """Connect, authenticate and check that our commands are allowed (ACL), or
+    raise BrokerError."""
+    with broker_errors(settings):
+        r = client(settings)
+        try:
+            r.ping()
+            r.llen(RESULTS)
+        finally:
+            r.close()
 
 
 _REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError)
@@ -45,6 +191,8 @@ def retrying(call: Callable[[], Any], patience: float = 120.0) -> Any:
     while True:
         try:
             return call()
+        except redis.AuthenticationError:
+            raise  # a subclass of ConnectionError, but waiting does not fix a wrong password
         except _REDIS_DOWN:
             if time.monotonic() > deadline:
                 raise
@@ -60,8 +208,147 @@ def attempts_key(run_id: str) -> str:
     return f"pdfindex:attempts:{run_id}"
 
 
-def push_result(r: redis.Redis, run_id: str, index_dir: str, outcome_json: str, pages: int) -> None:
-    r.rpush(RESULTS, json.dumps({"run": run_id, "index": index_dir, "pages": pages, "outcome": outcome_json}))
+# ---- messages and items: what a client may choose, validated ----------------------------
+
+@dataclass(frozen=True, slots=True)
+class ExtractJob:
+    """The arguments of one ``pdfindex.extract`` message, validated."""
+
+    path: str
+    doc_hash: str
+    run_id: str
+
+
+def _check_path(path: Any, what: str) -> str:
+    if not isinstance(path, str):
+        raise BadMessage(f"{what} is a {type(path).__name__}, not a string")
+    if not path or len(path) > MAX_PATH_CHARS:
+        raise BadMessage(f"{what} is {len(path)} characters long")
+    if "\0" in path:
+        raise BadMessage(f"{what} contains a NUL character")
+    if not os.path.isabs(path):
+        raise BadMessage(f"{what} {path[:200]!r} is not absolute")
+    return path
+
+
+def _check_hex(value: Any, pattern: re.Pattern[str], what: str) -> str:
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        raise BadMessage(f"{what} {str(value)[:80]!r} is not {pattern.pattern}")
+    return value
+
+
+def check_hash(value: Any, what: str = "the document hash") -> str:
+    return _check_hex(value, _HEX64, what)
+
+
+def check_run_id(value: Any) -> str:
+    return _check_hex(value, _HEX32, "the run id")
+
+
+def parse_extract(args: Sequence[Any], kwargs: dict[str, Any]) -> ExtractJob:
+    """``pdfindex.extract(path, doc_hash, run_id)``: exactly these three, nothing else
+    (an older client's index directory or password file is refused, not ignored)."""
+    names = ("path", "doc_hash", "run_id")
+    if not isinstance(args, (list, tuple)) or not isinstance(kwargs, dict):
+        raise BadMessage("arguments are not a list and a mapping")
+    if len(args) > len(names) or set(kwargs) - set(names[len(args):]):
+        extra = len(args) - len(names) if len(args) > len(names) else sorted(set(kwargs) - set(names[len(args):]))
+        raise BadMessage(f"unexpected arguments ({extra!r}); the message carries only path, doc_hash, run_id")
+    values = dict(zip(names, args, strict=False)) | kwargs
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise BadMessage(f"missing {', '.join(missing)}")
+    return ExtractJob(_check_path(values["path"], "the path"), check_hash(values["doc_hash"]),
+                      check_run_id(values["run_id"]))
+
+
+def under_roots(path: str, roots: Sequence[Path]) -> bool:
+    """Lexically (the writer may not see the files): ``path`` normalized lies in one
+    of the roots. The extraction worker has already checked the real path."""
+    norm = os.path.normpath(path)
+    for root in roots:
+        base = os.path.normpath(str(root))
+        if norm == base or norm.startswith(base.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def handoff_item(run_id: str, job_hash: str, outcome_json: str, pages: int) -> dict[str, Any]:
+    """What an extraction task hands to the writer: no index directory, no path of
+    its own (the path is the outcome's, checked against the writer's roots)."""
+    return {"run": run_id, "job": job_hash, "pages": pages, "outcome": outcome_json}
+
+
+@dataclass(frozen=True, slots=True)
+class HandOff:
+    """A validated hand-off item."""
+
+    run_id: str
+    job_hash: str
+    outcome: Outcome
+
+
+def _check_number(value: object, what: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadMessage(f"{what} is not finite")
+    if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value < 2**63:
+        raise BadMessage(f"{what}={value} is out of range")
+
+
+def parse_item(raw: bytes | str, roots: Sequence[Path], verify: Callable[[bytes], bytes] | None = None) -> HandOff:
+    """Validate one item from ``pdfindex:results``/``pdfindex:writing``: its size, its
+    signature (``verify``, when signing is configured), its JSON shape and every
+    field's type (``Outcome.from_json``); hashes and run id in their shapes, the
+    record's path absolute and under ``roots``, numbers finite and in range, pages
+    numbered 1..n. Raises BadMessage naming the first problem."""
+    from .outcome import Outcome  # noqa: PLC0415 - `pdfindex status` needs no extractor
+
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if len(data) > MAX_ITEM_BYTES:
+        raise BadMessage(f"item of {len(data)} bytes is over the limit of {MAX_ITEM_BYTES}")
+    if verify is not None:
+        data = verify(data)
+    try:
+        item = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise BadMessage(f"not JSON: {str(exc)[:100]}") from None
+    if not isinstance(item, dict) or set(item) != {"run", "job", "pages", "outcome"}:
+        keys = sorted(item)[:8] if isinstance(item, dict) else type(item).__name__
+        raise BadMessage(f"not a hand-off item (run, job, pages, outcome): {keys}")
+    run_id, job_hash = check_run_id(item["run"]), check_hash(item["job"], "the job hash")
+    if not isinstance(item["outcome"], str):
+        raise BadMessage("the outcome is not a JSON string")
+    try:
+        outcome = Outcome.from_json(item["outcome"])
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise BadMessage(str(exc)[:200]) from None
+    doc = outcome.doc
+    check_hash(doc.doc_hash, "the record's hash")
+    if outcome.job_hash != job_hash:
+        raise BadMessage(f"the outcome's job hash {outcome.job_hash[:70]!r} is not the item's")
+    path = _check_path(doc.path, "the record's path")
+    if not under_roots(path, roots):
+        raise BadMessage(f"the record's path {path[:200]!r} is outside the writer's PDFINDEX_ROOTS")
+    for name in ("page_count", "size", "mtime", "ingested", "attempts", "mean_coverage"):
+        _check_number(getattr(doc, name), f"record.{name}")
+    if len(outcome.pages) > MAX_PAGES:
+        raise BadMessage(f"{len(outcome.pages)} pages")
+    for n, page in enumerate(outcome.pages, 1):
+        if page.number != n:
+            raise BadMessage(f"page {n} is numbered {page.number}")
+        for name in ("coverage", "glyphs", "unresolved"):
+            _check_number(getattr(page, name), f"page {n} {name}")
+    count = item["pages"]
+    if isinstance(count, bool) or not isinstance(count, int) or count != len(outcome.pages):
+        raise BadMessage(f"pages={str(count)[:20]} but the outcome has {len(outcome.pages)} pages")
+    if doc.status in (Status.FAILED, Status.ENCRYPTED) and outcome.pages:
+        raise BadMessage(f"a {doc.status} record with pages")
+    return HandOff(run_id, job_hash, outcome)
+
+
+def push_result(r: redis.Redis, item: dict[str, Any], sign: Callable[[bytes], bytes] | None = None) -> None:
+    data = json.dumps(item, ensure_ascii=True).encode()
+    r.rpush(RESULTS, sign(data) if sign is not None else data)
 
 
 def count_attempt(r: redis.Redis, run_id: str, doc_hash: str) -> int:
@@ -71,70 +358,164 @@ def count_attempt(r: redis.Redis, run_id: str, doc_hash: str) -> int:
     return attempts
 
 
-class WriterBusy(Exception):
-    """Another writer holds the lock (or a dead one's lock has not expired yet)."""
+def record_done(r: redis.Redis, run_id: str, job_hash: str, info: dict[str, Any]) -> None:
+    """Tell the run's client that a file is finished (``info``: progress.brief)."""
+    pipe = r.pipeline()
+    pipe.hset(run_key(run_id), job_hash, json.dumps(info))
+    pipe.expire(run_key(run_id), 7 * 24 * 3600)
+    pipe.execute()
 
 
-@contextmanager
-def _writer_lock(r: redis.Redis) -> Iterator[None]:
-    """The writer role, held while alive: a short lock kept fresh by a heartbeat, so
-    a writer killed mid-batch frees it within LOCK_SECONDS for the next one."""
-    lock = r.lock(WRITER_LOCK, timeout=LOCK_SECONDS, blocking=False)
-    if not lock.acquire():
-        raise WriterBusy("another index writer holds the writer lock")
-    stop = threading.Event()
+# ---- the writer ---------------------------------------------------------------------------
 
-    def heartbeat() -> None:
-        while not stop.wait(LOCK_SECONDS / 3):
-            with suppress(redis.RedisError):
-                lock.reacquire()
+class WriterLock:
+    """The writer role, held while alive: a short Redis lock kept fresh by a heartbeat
+    thread, so a writer killed mid-batch frees it within ``seconds`` for the next one.
 
-    beat = threading.Thread(target=heartbeat, name="pdfindex-writer-lock", daemon=True)
-    beat.start()
+    The lock is not thread-local (redis-py's default keeps the token in a
+    threading.local, which the heartbeat thread cannot see). A renewal that finds the
+    token gone or replaced marks the lock lost; ``ensure()`` raises LockLost then, and
+    the writer calls it before every commit."""
+
+    def __init__(self, r: redis.Redis, seconds: float = LOCK_SECONDS) -> None:
+        self.seconds = seconds
+        self._lock = r.lock(WRITER_LOCK, timeout=seconds, blocking=False, thread_local=False)
+        self._stop = threading.Event()
+        self._lost: str | None = None
+        self._beat = threading.Thread(target=self._heartbeat, name="pdfindex-writer-lock", daemon=True)
+
+    def __enter__(self) -> WriterLock:
+        if not self._lock.acquire():
+            raise WriterBusy("another index writer holds the writer lock")
+        self._beat.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._beat.join()
+        if self._lost is None:
+            with suppress(redis.RedisError, LockError):
+                self._lock.release()
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self.seconds / 3):
+            try:
+                self._lock.reacquire()
+            except LockError as exc:  # LockNotOwnedError: expired, or another writer has it
+                self._lost = f"the writer lock {WRITER_LOCK} was lost ({exc})"
+                log.error("pdfindex writer: %s; stopping before the next commit", self._lost)
+                return
+            except redis.RedisError as exc:  # Redis away: try again; ensure() tells if it lapsed
+                log.warning("pdfindex writer: could not renew the writer lock: %s", describe(exc))
+
+    def ensure(self) -> None:
+        """Raise LockLost unless the lock is still ours (checked in Redis, not only
+        by the heartbeat's last word)."""
+        if self._lost is None:
+            try:
+                owned = self._lock.owned()
+            except redis.RedisError as exc:
+                self._lost = f"cannot check the writer lock: {describe(exc)}"
+            else:
+                if not owned:
+                    self._lost = f"the writer lock {WRITER_LOCK} expired or was taken by another writer"
+        if self._lost is not None:
+            raise LockLost(self._lost + "; the batch stays in pdfindex:writing for the next writer")
+
+
+#: write(items, ensure) commits one batch of validated items to the writer's index and
+#: returns a brief per item (progress.brief); it calls ensure() just before committing.
+WriteBatch = Callable[[list[HandOff], Callable[[], None]], list[dict[str, Any]]]
+
+
+def _take(r: redis.Redis, raw: Any, roots: Sequence[Path], verify: Callable[[bytes], bytes] | None,
+          source: str) -> HandOff | None:
     try:
-        yield
-    finally:
-        stop.set()
-        beat.join()
-        with suppress(redis.RedisError):
-            lock.release()
+        return parse_item(raw, roots, verify)
+    except BadMessage as exc:
+        log.error("pdfindex writer: dropped a hand-off item from %s: %s (%d bytes, starts %r)",
+                  source, exc, len(raw), raw[:60])
+        r.lrem(WRITING, 1, raw)
+        return None
 
 
-def drain(r: redis.Redis, batch_pages: int, write: Callable[[str, list[dict[str, Any]]], list[dict[str, Any]]]) -> int:
-    """Commit everything queued, ``batch_pages`` pages at a time. ``write(index_dir,
-    items)`` commits one batch to one index and returns a brief per item. Returns
-    the number of files written. Only one drain runs at a time: ``WriterBusy`` is
-    raised while another writer holds the lock (the caller retries later)."""
+def _write_isolating(batch: list[HandOff], write: WriteBatch, ensure: Callable[[], None]) -> list[dict[str, Any]]:
+    """``write(batch)``; if the index refuses the batch for a reason that is not the
+    storage's or the lock's, each item alone, so one document the index cannot take
+    becomes a failure (recorded if possible) instead of stalling the queue."""
+    try:
+        return write(batch, ensure)
+    except (LockLost, IndexBusy, OSError, redis.RedisError, MemoryError):
+        raise  # the index or the broker is in trouble, not the item: keep the batch
+    except Exception as exc:  # noqa: BLE001 - whatever one bad document makes the index raise
+        if len(batch) > 1:
+            log.warning("pdfindex writer: a batch of %d files failed (%s: %s); writing them one by one",
+                        len(batch), type(exc).__name__, str(exc)[:200])
+            return [info for handoff in batch for info in _write_isolating([handoff], write, ensure)]
+        return [_unwritable(batch[0], exc, write, ensure)]
+
+
+def _unwritable(handoff: HandOff, exc: BaseException, write: WriteBatch,
+                ensure: Callable[[], None]) -> dict[str, Any]:
+    from .outcome import Outcome  # noqa: PLC0415
+
+    doc = handoff.outcome.doc
+    error = f"could not be written to the index: {type(exc).__name__}: {str(exc)[:160]}"
+    log.error("pdfindex writer: %s: %s", doc.path, error)
+    record = DocumentRecord(doc_hash=doc.doc_hash, path=doc.path, status=Status.FAILED, size=doc.size,
+                            mtime=doc.mtime, ingested=doc.ingested, error=error, attempts=doc.attempts)
+    failed = HandOff(handoff.run_id, handoff.job_hash, Outcome(record, [], handoff.job_hash))
+    try:
+        (info,) = write([failed], ensure)
+    except (LockLost, IndexBusy, OSError, redis.RedisError, MemoryError):
+        raise
+    except Exception as again:  # noqa: BLE001 - not even the failure record: report it to the run only
+        log.error("pdfindex writer: %s: its failure record could not be written either: %s", doc.path, again)
+        info = {"status": "failed", "path": doc.path, "error": error, "pages": 0, "needs_ocr": 0, "coverages": []}
+    return info
+
+
+def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[Path],
+          verify: Callable[[bytes], bytes] | None = None, lock_seconds: float = LOCK_SECONDS) -> int:
+    """Commit everything queued, ``batch_pages`` pages at a time, with ``write``.
+    Returns the number of files written. Only one drain runs at a time: WriterBusy
+    is raised while another writer holds the lock (the caller retries later), and
+    LockLost if the lock is lost on the way (the batch is left for the next writer).
+    Invalid items are logged and dropped, never retried."""
     written = 0
-    with _writer_lock(r):
+    with WriterLock(r, lock_seconds) as lock:
         while True:
-            batch = [json.loads(raw) for raw in r.lrange(WRITING, 0, -1)]  # left by a killed writer
-            pages = sum(item["pages"] for item in batch)
+            batch = [h for raw in r.lrange(WRITING, 0, -1)  # left by a killed writer
+                     if (h := _take(r, raw, roots, verify, WRITING)) is not None]
+            pages = sum(len(h.outcome.pages) for h in batch)
             while pages < batch_pages:
                 raw = r.lmove(RESULTS, WRITING, "LEFT", "RIGHT")
                 if raw is None:
                     break
-                item = json.loads(raw)
-                batch.append(item)
-                pages += item["pages"]
+                handoff = _take(r, raw, roots, verify, RESULTS)
+                if handoff is not None:
+                    batch.append(handoff)
+                    pages += len(handoff.outcome.pages)
             if not batch:
                 return written
-            by_index: dict[str, list[dict[str, Any]]] = {}
-            for item in batch:
-                by_index.setdefault(item["index"], []).append(item)
-            for index_dir, items in by_index.items():
-                briefs = write(index_dir, items)
-                pipe = r.pipeline()
-                for item, info in zip(items, briefs, strict=True):
-                    pipe.hset(run_key(item["run"]), info["doc_hash"], json.dumps(info))
-                    pipe.expire(run_key(item["run"]), 7 * 24 * 3600)
-                pipe.execute()
+            lock.ensure()
+            briefs = _write_isolating(batch, write, lock.ensure)
+            pipe = r.pipeline()
+            for handoff, info in zip(batch, briefs, strict=True):
+                pipe.hset(run_key(handoff.run_id), handoff.job_hash, json.dumps(info))
+                pipe.expire(run_key(handoff.run_id), 7 * 24 * 3600)
+            pipe.execute()
+            lock.ensure()
             r.delete(WRITING)
             written += len(batch)
 
 
 def queue_depths(settings: Settings) -> dict[str, int]:
-    r = client(settings)
-    depths = {name: int(r.llen(name)) for name in QUEUES}
-    depths["waiting to be written"] = int(r.llen(RESULTS)) + int(r.llen(WRITING))
+    with broker_errors(settings):
+        r = client(settings)
+        try:
+            depths = {name: int(r.llen(name)) for name in QUEUES}
+            depths["waiting to be written"] = int(r.llen(RESULTS)) + int(r.llen(WRITING))
+        finally:
+            r.close()
     return depths

@@ -1,72 +1,168 @@
 """Celery tasks: thin wrappers with JSON arguments over plain functions.
 
-``pdfindex.extract`` (queue "extract", any number of workers): extract one file and
-hand the outcome to the writer. ``pdfindex.write`` (queue "index", ONE worker with
-one process): commit handed-off outcomes to the index in batches.
+``pdfindex.extract(path, doc_hash, run_id)`` (queue "extract", any number of
+workers): extract one file under the worker's PDFINDEX_ROOTS and hand the outcome to
+the writer. ``pdfindex.write()`` (queue "index", ONE worker with one process): commit
+handed-off outcomes to the writer's own PDFINDEX_INDEX_DIR in batches.
+
+A message is input from whoever can reach the broker: it is parsed and checked
+(``queue.parse_extract``) and refused with a log line when malformed or outside the
+roots, before anything is read. The index directory, password file and limits come
+from this worker's settings only.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import redis
 from celery import Task
+from celery.utils.log import get_task_logger
 
 from indexer import IndexBusy, PageIndex, Status
 
 from . import queue
-from .app import app, settings
-from .files import read_passwords
+from .app import app, settings, signer
+from .errors import OutsideRoots
+from .files import check_under_roots, read_passwords
+from .limits import memory_cap
 from .outcome import Outcome, extract_outcome, failed
 from .progress import brief
+
+log = get_task_logger("pdfindex.tasks")
+
+_SIGNER = signer()
+_SIGN = _SIGNER[0] if _SIGNER else None
+_VERIFY = _SIGNER[1] if _SIGNER else None
+#: Retries of a write kick while another writer holds the lock (2 s apart): that
+#: writer drains everything queued before it stops, so a kick that gives up loses nothing.
+WRITE_RETRIES = 30
+
+
+def _parse(task_id: str | None, args: Any, kwargs: Any) -> queue.ExtractJob | None:
+    try:
+        return queue.parse_extract(args, kwargs)
+    except queue.BadMessage as exc:
+        log.error("pdfindex: refused pdfindex.extract[%s]: malformed message: %s", task_id, exc)
+        return None
+
+
+def _inside_roots(task_id: str | None, job: queue.ExtractJob) -> bool:
+    try:
+        check_under_roots(Path(job.path), settings.roots)
+    except OutsideRoots:
+        log.error("pdfindex: refused pdfindex.extract[%s] for %r: outside PDFINDEX_ROOTS (%s); not read",
+                  task_id, job.path[:300], os.pathsep.join(map(str, settings.roots)))
+        return False
+    return True
+
+
+def _report_refused(job: queue.ExtractJob) -> None:
+    """A refused file is not recorded in the index, but a real ingest run waiting for
+    it is told (else it would wait for good)."""
+    info = {"status": "failed", "path": job.path, "error": "outside the workers' PDFINDEX_ROOTS; not read",
+            "pages": 0, "needs_ocr": 0, "coverages": []}
+    try:
+        queue.record_done(queue.client(settings), job.run_id, job.doc_hash, info)
+    except redis.RedisError as exc:
+        log.warning("pdfindex: could not report the refused file to its run: %s", queue.describe(exc))
+
+
+def _hand_off(r: redis.Redis, job: queue.ExtractJob, outcome: Outcome) -> None:
+    data = outcome.to_json()
+    if len(data) > queue.MAX_ITEM_BYTES - 4096:
+        outcome = failed(Path(job.path), outcome.doc.doc_hash, Status.FAILED,
+                         f"extracted text of {len(data)} bytes is too large to hand to the index writer",
+                         outcome.doc.attempts)
+        data = outcome.to_json()
+    item = queue.handoff_item(job.run_id, job.doc_hash, data, len(outcome.pages))
+    queue.retrying(lambda: queue.push_result(r, item, _SIGN))
+    write.delay()
 
 
 class ExtractTask(Task):
     def on_failure(self, exc: BaseException, task_id: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                    einfo: Any) -> None:
-        """Runs after the hard time limit killed the extraction (and on any other
-        unexpected failure): the file is recorded as failed, not lost."""
+        """Runs after the hard time limit killed the extraction (Celery >= 5.7) and on
+        any other unexpected failure: the file is recorded as failed, not lost, with
+        the deliveries counted so far."""
         if isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
             return  # the broker's trouble, not the file's: a restarted ingest re-enqueues it
-        path, doc_hash, run_id, index_dir = args[0], args[1], args[2], args[3]
+        job = _parse(task_id, args, kwargs)
+        if job is None or not _inside_roots(task_id, job):
+            return
         reason = (f"time limit of {settings.file_hard_timeout:g} s exceeded; extraction killed"
                   if type(exc).__name__ == "TimeLimitExceeded" else f"extraction failed: {type(exc).__name__}: {exc}")
         r = queue.client(settings)
-        outcome = failed(Path(path), doc_hash, Status.FAILED, reason)
-        queue.push_result(r, run_id, index_dir, outcome.to_json(), 0)
-        write.delay()
+        try:
+            attempts = int(r.hget(queue.attempts_key(job.run_id), job.doc_hash) or 1)
+        except redis.RedisError:
+            attempts = 1
+        _hand_off(r, job, failed(Path(job.path), job.doc_hash, Status.FAILED, reason[:300], attempts))
 
 
-@app.task(name="pdfindex.extract", base=ExtractTask)
-def extract(path: str, doc_hash: str, run_id: str, index_dir: str, password_file: str | None = None) -> None:
+def _passwords() -> list[str]:
+    """The worker's own password file, read for each file (so it can be updated
+    without a restart); unreadable: no passwords, and a warning."""
+    try:
+        return read_passwords(settings.password_file)
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("pdfindex: cannot read PDFINDEX_PASSWORD_FILE=%s: %s", settings.password_file, exc)
+        return []
+
+
+@app.task(name="pdfindex.extract", base=ExtractTask, bind=True, typing=False,
+          soft_time_limit=settings.file_timeout, time_limit=settings.file_hard_timeout)
+def extract(self: Task, *args: Any, **kwargs: Any) -> None:
+    job = _parse(self.request.id, args, kwargs)
+    if job is None:
+        return
+    if not _inside_roots(self.request.id, job):
+        _report_refused(job)
+        return
     r = queue.client(settings)
-    attempts = queue.retrying(lambda: queue.count_attempt(r, run_id, doc_hash))
+    attempts = queue.retrying(lambda: queue.count_attempt(r, job.run_id, job.doc_hash))
+    log.info("pdfindex: extracting %s (attempt %d) in process %d", job.doc_hash, attempts, os.getpid())
     if attempts > settings.max_attempts:
-        outcome = failed(Path(path), doc_hash, Status.FAILED,
+        outcome = failed(Path(job.path), job.doc_hash, Status.FAILED,
                          f"gave up after {attempts - 1} attempts: the file stopped its worker each time", attempts)
     else:
-        passwords = read_passwords(Path(password_file)) if password_file else []
-        outcome = extract_outcome(Path(path), doc_hash, passwords, attempts)
-    queue.retrying(lambda: queue.push_result(r, run_id, index_dir, outcome.to_json(), len(outcome.pages)))
-    write.delay()
+        passwords = _passwords()
+        try:
+            with memory_cap(settings.max_memory_mb):
+                outcome = extract_outcome(Path(job.path), job.doc_hash, passwords, attempts, roots=settings.roots)
+        except OutsideRoots:  # its real path changed between the check and the read
+            log.error("pdfindex: refused %r: it left PDFINDEX_ROOTS while being opened; not read", job.path[:300])
+            _report_refused(job)
+            return
+    _hand_off(r, job, outcome)
 
 
-def write_batch(index_dir: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Commit one batch of outcomes to one index (one commit)."""
-    index = PageIndex(Path(index_dir), settings.language)
+def write_batch(index: PageIndex, batch: list[queue.HandOff], ensure: Any) -> list[dict[str, Any]]:
+    """Commit one batch of validated outcomes (one commit); ``ensure()`` right before
+    the commit stops a writer that lost its lock."""
     briefs = []
     with index.writer(batch_pages=10**9) as writer:
-        for item in items:
-            outcome = Outcome.from_json(item["outcome"])
-            writer.add(outcome.doc, outcome.pages)
-            briefs.append({**brief(outcome), "doc_hash": outcome.doc.doc_hash})
+        for handoff in batch:
+            writer.add(handoff.outcome.doc, handoff.outcome.pages)
+            briefs.append(brief(handoff.outcome))
+        ensure()
     return briefs
 
 
-@app.task(name="pdfindex.write", bind=True, max_retries=None)
+@app.task(name="pdfindex.write", bind=True, max_retries=WRITE_RETRIES)
 def write(self: Task) -> None:
+    index = PageIndex(settings.index_dir, settings.language)
     try:
-        queue.drain(queue.client(settings), settings.batch_pages, write_batch)
+        queue.drain(queue.client(settings), settings.batch_pages,
+                    lambda batch, ensure: write_batch(index, batch, ensure), settings.roots, _VERIFY)
     except (IndexBusy, queue.WriterBusy) as exc:
         # Try again soon: a dead writer's lock expires, a busy index frees up.
+        if self.request.retries >= WRITE_RETRIES:
+            log.warning("pdfindex: write kick given up after %d retries (%s); the writer holding the lock "
+                        "drains the queue", self.request.retries, exc)
+            return
         raise self.retry(exc=exc, countdown=2) from None
+    except queue.LockLost as exc:
+        log.error("pdfindex: the index writer stopped: %s", exc)
