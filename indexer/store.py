@@ -70,6 +70,16 @@ class PrivateStorage(FileStorage):
             raise
         return StructFile(fileobj, name=name, **kwargs)
 
+    #: While opening: the files Whoosh opened, closed here when it fails (it leaves
+    #: them open when a table of contents cannot be read).
+    _opening: list[Any] | None = None
+
+    def open_file(self, name: str, **kwargs: Any) -> Any:
+        opened = super().open_file(name, **kwargs)
+        if self._opening is not None:
+            self._opening.append(opened)
+        return opened
+
     def temp_storage(self, name: str | None = None) -> PrivateStorage:
         path = os.path.join(self.folder, name or f"{INDEX_NAME}.tmp")
         make_private_dir(Path(path), exist_ok=True)
@@ -294,13 +304,20 @@ def open_index(root: Path, language: str, create: bool = True) -> tuple[Path, Fi
 def open_generation(root: Path, path: Path) -> FileIndex:
     """The Whoosh index of a generation that ``trusted_generation`` has checked.
     Opening reads the table of contents, and a damaged one can fail in any way."""
+    storage = PrivateStorage(str(path))
+    storage._opening = []
     try:
-        return PrivateStorage(str(path)).open_index(INDEX_NAME)
+        return storage.open_index(INDEX_NAME)
     except Exception as exc:  # unpickling a damaged TOC raises anything
+        for opened in storage._opening:
+            with suppress(Exception):
+                opened.close()
         if isinstance(exc, OSError):
             raise storage_error(root, "opening the index", exc) from exc
         raise StorageError(f"{root}: the table of contents of {path.name} is damaged ({type(exc).__name__}); "
                            "restore it from a backup, or delete the index and ingest again") from exc
+    finally:
+        storage._opening = None
 
 
 def stored_language(root: Path) -> str | None:
