@@ -169,13 +169,65 @@ def _columns(run: Sequence[Glyph], params: Params) -> list[Glyph]:
 def assemble(glyphs: Sequence[Glyph], params: Params) -> str:
     """Join glyph texts in content order with the spaces and line breaks their
     geometry implies. Unresolved glyphs stand as one space (R6)."""
-    if any(g.vertical for g in glyphs):
-        glyphs = order_vertical(glyphs, params)
-    glyphs = compose_accents(glyphs)
-    lines: list[str] = []
-    for line in split_lines(glyphs, params):
-        lines.append(_join_line(line, params))
-    return tidy("\n".join(lines))
+    page = PageText(params)
+    page.add(glyphs, final=True)
+    return page.text()
+
+
+class PageText:
+    """A page's text assembled from its glyphs chunk by chunk, so the records can
+    be dropped as the page goes on (memory stays flat however many glyphs a page
+    draws). Given all glyphs at once it is exactly ``assemble``. Between chunks it
+    holds back the last, maybe unfinished, line; a line longer than
+    ``max_held_glyphs`` is joined in pieces, its last glyph kept as the context
+    that decides the word space at the cut."""
+
+    def __init__(self, params: Params) -> None:
+        self.params = params
+        self.lines: list[str] = []
+        self.open: list[str] = []  # joined pieces of a line longer than the cap
+        self.pending: list[Glyph] = []
+        self.context = False  # pending[0] was already joined into ``open``
+        self.glyphs = 0
+        self.unresolved = 0
+
+    def add(self, glyphs: Sequence[Glyph], final: bool = False) -> None:
+        """Take the next glyphs (visible, in page-text order)."""
+        self.glyphs += len(glyphs)
+        self.unresolved += sum(1 for g in glyphs if not g.text)
+        run: Sequence[Glyph] = self.pending + list(glyphs) if self.pending else glyphs
+        params = self.params
+        if any(g.vertical for g in run):
+            run = order_vertical(run, params)
+        run = compose_accents(run)
+        lines = split_lines(run, params)
+        self.pending = []
+        last: list[Glyph] | None = lines.pop() if lines and not final else None
+        for line in lines:
+            self._line(_join_line(line, params, self.context))
+            self.context = False
+        if last is None:
+            return
+        if len(last) < params.max_held_glyphs:
+            self.pending = last
+            return
+        self.open.append(_join_line(last, params, self.context))
+        self.pending, self.context = last[-1:], True
+
+    def _line(self, text: str) -> None:
+        if self.open:
+            self.open.append(text)
+            text = "".join(self.open)
+            self.open = []
+        self.lines.append(text)
+
+    def text(self) -> str:
+        """The page text of everything added (call after the final ``add``)."""
+        if self.pending:
+            self.add([], final=True)
+        if self.open:
+            self._line("")
+        return tidy("\n".join(self.lines))
 
 
 def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
@@ -204,7 +256,7 @@ def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
     return lines
 
 
-def _join_line(line: Sequence[Glyph], params: Params) -> str:
+def _join_line(line: Sequence[Glyph], params: Params, context: bool = False) -> str:
     """R11 word spaces within one line.
 
     The gap runs along the previous glyph's direction from its glyph end, so
@@ -214,6 +266,9 @@ def _join_line(line: Sequence[Glyph], params: Params) -> str:
     letters of its words too (CSS letter-spacing drawn glyph by glyph), the typical
     letter gap is tracking, and only gaps wider than tracking plus the threshold are
     word spaces; and a jump far back along the line starts another fragment.
+
+    With ``context``, the first glyph only decides the space before the second: its
+    own text was already joined (PageText's cut of an overlong line).
     """
     word_gap = params.word_gap
     texts = [g.text or " " for g in line]
@@ -251,7 +306,7 @@ def _join_line(line: Sequence[Glyph], params: Params) -> str:
         if gap > threshold or gap < backward:
             parts.append(" ")
         parts.append(texts[i])
-    text = "".join(parts)
+    text = "".join(parts[1:] if context else parts)
     if _RTL_CHAR.search(text) and _drawn_left_to_right_rtl(line, texts):
         text = _RTL_RUN.sub(lambda m: "".join(reversed(_RTL_CLUSTER.findall(m.group()))), text)
     return text

@@ -6,15 +6,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .annotations import appearances
-from .assemble import assemble, replace_actual_text, visible
+from .assemble import PageText, replace_actual_text, visible
 from .document import PdfFile, Source, page_content, page_resources, visible_box
 from .fonts import Font
 from .geometry import IDENTITY, Rect
 from .glyph import Glyph
 from .interpreter import Interpreter
-from .errors import DAMAGE
+from .errors import DAMAGE, ProblemList, triage
 from .params import DEFAULT_PARAMS, Params
-from .quality import Quality, measure
+from .quality import Quality, from_counts
+from .streams import page_budget
 
 
 @dataclass(slots=True)
@@ -41,29 +42,39 @@ class Document:
 def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = None, *,
                  params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False) -> Page:
     """Interpret one page (1-based). Never raises for damage inside the page: what
-    could not be read is in ``Page.problems``."""
-    problems: list[str] = []
+    could not be read is in ``Page.problems``. Bounded: the page's decoded data,
+    strings, arrays and glyphs have the caps of ``params``, and its text is
+    assembled as it goes, so the glyph records held stay under max_held_glyphs
+    (except with ``keep_glyphs``, which keeps the page stream's records)."""
+    problems = ProblemList(params.max_page_problems)
     page = pdf.pages[number - 1]
-    box = visible_box(page, problems)
-    interpreter = Interpreter(params, fonts if fonts is not None else {}, problems)
-    try:
-        glyphs = interpreter.run_page(page_content(page, problems), page_resources(page), IDENTITY)
-        for form, key, matrix in appearances(page):
-            interpreter.run_form(form, key, matrix, "annotation appearance")
-    except RecursionError:
-        problems.append("content nested too deeply; page text truncated")
-        glyphs = interpreter.glyphs
-    except DAMAGE as exc:  # last line of defence: one page, not the document
-        problems.append(f"page interpretation stopped: {type(exc).__name__}: {exc}")
-        glyphs = interpreter.glyphs
-    shown = visible(replace_actual_text(glyphs, interpreter.actual_text), box)
+    text = PageText(params)
+    kept: list[Glyph] = []
+
+    def take(glyphs: list[Glyph], spans: list[tuple[int, int, str]]) -> None:
+        if keep_glyphs:
+            kept.extend(g for g in glyphs if g.token >= 0)
+        text.add(visible(replace_actual_text(glyphs, spans), box))
+
+    with page_budget(params, problems):
+        box = visible_box(page, problems)
+        interpreter = Interpreter(params, fonts if fonts is not None else {}, problems, sink=take)
+        try:
+            interpreter.run_page(page_content(page, problems), page_resources(page), IDENTITY)
+            for form, key, matrix in appearances(page):
+                interpreter.run_form(form, key, matrix, "annotation appearance")
+        except RecursionError:
+            problems.append("content nested too deeply; page text truncated")
+        except DAMAGE as exc:  # last line of defence: one page, not the document
+            problems.append(f"page interpretation stopped: {triage(exc, params.strict)}")
+        interpreter.finish()
     return Page(
         number=number,
-        text=assemble(shown, params),
-        quality=measure(shown, params),
+        text=text.text(),
+        quality=from_counts(text.glyphs, text.unresolved, params),
         box=box,
-        problems=problems,
-        glyphs=[g for g in glyphs if g.token >= 0] if keep_glyphs else [],
+        problems=list(problems),  # a plain list: pages are pickled between processes
+        glyphs=kept,
     )
 
 

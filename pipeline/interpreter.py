@@ -5,6 +5,11 @@ One ``Interpreter`` runs one page. Glyphs come out in content order, with each
 form's glyphs spliced in at its ``Do`` (R14). The interpreter never raises for bad
 content: a bad operator is skipped, an unknown font is replaced by a stand-in whose
 glyphs are unresolved, and each skipped thing is recorded in ``problems``.
+
+Memory: with a ``sink``, the records held are handed over (and dropped) whenever
+more than ``Params.max_held_glyphs`` accumulate, so a page of millions of glyphs
+holds no more than that many at once; ActualText spans and marked-content starts
+are counted in absolute glyph numbers (``base`` + position in ``glyphs``).
 """
 from __future__ import annotations
 
@@ -17,11 +22,12 @@ from pdfminer.psparser import PSLiteral
 from pdfminer.utils import decode_text
 
 from .content import literal_str, operations
+from .errors import DAMAGE, Damaged, brief, triage
 from .fonts import Font, MissingFont, load_font
 from .geometry import IDENTITY, Matrix, mult, unit
 from .glyph import Glyph
 from .params import Params
-from .streams import read_stream
+from .streams import current_budget, read_stream
 
 
 _new_tuple = tuple.__new__
@@ -51,12 +57,18 @@ class TextState:
 
 
 FontCache = dict[object, Font]
+#: Receives held glyph records in content order with the ActualText spans among
+#: them (indices relative to the list); see Interpreter.flush.
+GlyphSink = Callable[[list[Glyph], list[tuple[int, int, str]]], None]
 
 
 def _number(x: object) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise TypeError(f"number expected, got {x!r}")
-    return float(x)
+        raise Damaged(f"number expected, got {brief(repr(x), 60)}")
+    v = float(x)
+    if not math.isfinite(v):  # a 400-digit number reads as inf
+        raise Damaged("number out of range")
+    return v
 
 
 def _matrix(args: list[object]) -> Matrix:
@@ -67,11 +79,15 @@ def _matrix(args: list[object]) -> Matrix:
 class Interpreter:
     """Interprets one page's content, forms included, into glyph records."""
 
-    def __init__(self, params: Params, fonts: FontCache, problems: list[str]) -> None:
+    def __init__(self, params: Params, fonts: FontCache, problems: list[str], sink: GlyphSink | None = None) -> None:
         self.params = params
         self.fonts = fonts
         self.problems = problems
+        self.sink = sink
         self.glyphs: list[Glyph] = []
+        #: Glyphs already handed to the sink: the absolute number of glyphs[0].
+        self.base = 0
+        self.form_data: dict[object, bytes] = {}
         self.ctm: Matrix = IDENTITY
         self.ts = TextState()
         self.tm: Matrix = IDENTITY
@@ -101,7 +117,8 @@ class Interpreter:
     def _execute(self, data: bytes) -> None:
         table = self._table
         problems = self.problems
-        for op, args, index in operations(data, problems):
+        strict = self.params.strict
+        for op, args, index in operations(data, problems, self.params):
             entry = table.get(op)
             if entry is None:
                 if op not in _IGNORED:
@@ -113,11 +130,15 @@ class Interpreter:
                 continue
             try:
                 handler(args[len(args) - arity:] if arity else args, index)
-            except (TypeError, ValueError, IndexError, ZeroDivisionError, OverflowError) as exc:
-                self._once(f"operator {op.decode('latin-1')} skipped at token {index}: {exc}")
+            except DAMAGE as exc:
+                if isinstance(exc, RecursionError):
+                    raise  # a page-level problem (extract_page), not one operator's
+                reason = str(exc) if isinstance(exc, Damaged) else triage(exc, strict)
+                self._once(f"operator {op.decode('latin-1')} skipped at token {index}: {reason}")
 
     def _once(self, problem: str) -> None:
-        if problem not in self.reported:
+        problem = brief(problem)
+        if problem not in self.reported and len(self.reported) < self.params.max_page_problems:
             self.reported.add(problem)
             self.problems.append(problem)
 
@@ -177,7 +198,7 @@ class Interpreter:
     def _Tf(self, args: list[object], index: int) -> None:
         name = args[0]
         if not isinstance(name, PSLiteral):
-            raise TypeError(f"font name expected, got {name!r}")
+            raise Damaged(f"font name expected, got {brief(repr(name), 60)}")
         self.ts.size = _number(args[1])
         self.ts.font_name = literal_str(name)
         self.ts.font = self._font(self.ts.font_name)
@@ -219,7 +240,7 @@ class Interpreter:
     def _TJ(self, args: list[object], index: int) -> None:
         items = args[0]
         if not isinstance(items, list):
-            raise TypeError("TJ needs an array")
+            raise Damaged("TJ needs an array")
         self._show(items, index - 1)
 
     def _quote(self, args: list[object], index: int) -> None:
@@ -241,9 +262,12 @@ class Interpreter:
             font = ts.font = self._font(ts.font_name or "(none)")
         if self.in_form:
             token = -1
-        if len(self.glyphs) >= self.params.max_page_glyphs:
+        held = len(self.glyphs)
+        if self.base + held >= self.params.max_page_glyphs:
             self._once(f"more than {self.params.max_page_glyphs} glyphs on this page; the rest skipped")
             return
+        if held >= self.params.max_held_glyphs and self.sink is not None:
+            self.flush()
         size = ts.size
         tc, tw, th, rise = ts.char_spacing, ts.word_spacing, ts.scale, ts.rise
         a, b, c, d, e, f = mult(self.tm, self.ctm)
@@ -309,8 +333,45 @@ class Interpreter:
 
     # ---- marked content (§14.6) ------------------------------------------------
 
+    def flush(self) -> None:
+        """Hand the held glyphs to the sink, up to where an open ActualText span
+        starts (its glyphs are replaced as a whole later). A span that alone holds
+        more than max_held_glyphs loses its ActualText, so memory stays bounded."""
+        if self.sink is None:
+            return
+        end = self.base + len(self.glyphs)
+        cut = end
+        for k, (text, start) in enumerate(self.marked):
+            if text is not None:
+                if end - start >= self.params.max_held_glyphs:
+                    self._once(f"ActualText span of more than {self.params.max_held_glyphs} glyphs ignored")
+                    self.marked[k] = (None, start)
+                    continue
+                cut = start
+                break
+        count = cut - self.base
+        if count <= 0:
+            return
+        chunk = self.glyphs[:count]
+        spans = [(s - self.base, e - self.base, t) for s, e, t in self.actual_text if e <= cut]
+        self.actual_text = [span for span in self.actual_text if span[1] > cut]
+        del self.glyphs[:count]
+        self.base = cut
+        self.sink(chunk, spans)
+
+    def finish(self) -> None:
+        """Hand over whatever is still held (the end of the page)."""
+        if self.sink is None:
+            return
+        self.marked.clear()
+        chunk = self.glyphs
+        spans = [(s - self.base, e - self.base, t) for s, e, t in self.actual_text]
+        self.base += len(chunk)
+        self.glyphs, self.actual_text = [], []
+        self.sink(chunk, spans)
+
     def _BMC(self, args: list[object], index: int) -> None:
-        self.marked.append((None, len(self.glyphs)))
+        self.marked.append((None, self.base + len(self.glyphs)))
 
     def _BDC(self, args: list[object], index: int) -> None:
         props = args[1]
@@ -319,7 +380,7 @@ class Interpreter:
             props = resolve1(named.get(props.name)) if isinstance(named, dict) else None
         actual = resolve1(props.get("ActualText")) if isinstance(props, dict) else None
         text = decode_text(actual) if isinstance(actual, bytes) else None
-        self.marked.append((text, len(self.glyphs)))
+        self.marked.append((text, self.base + len(self.glyphs)))
 
     def _EMC(self, args: list[object], index: int) -> None:
         if not self.marked:
@@ -327,15 +388,16 @@ class Interpreter:
         text, start = self.marked.pop()
         if text is None or any(t is not None for t, _ in self.marked):
             return  # no ActualText, or an enclosing span replaces this one anyway
-        if start < len(self.glyphs):
-            self.actual_text.append((start, len(self.glyphs), text))
+        end = self.base + len(self.glyphs)
+        if start < end:
+            self.actual_text.append((start, end, text))
 
     # ---- XObjects ---------------------------------------------------------------
 
     def _Do(self, args: list[object], index: int) -> None:
         literal = args[0]
         if not isinstance(literal, PSLiteral):
-            raise TypeError(f"XObject name expected, got {literal!r}")
+            raise Damaged(f"XObject name expected, got {brief(repr(literal), 60)}")
         name = literal_str(literal)
         xobjects = resolve1(self.resources.get("XObject"))
         ref = xobjects.get(name) if isinstance(xobjects, dict) else None
@@ -363,10 +425,19 @@ class Interpreter:
 
     def run_form(self, xobj: PDFStream, key: object, ctm: Matrix, label: str) -> None:
         """Interpret a Form XObject with its /Matrix × ``ctm`` (§8.10.1), in the text
-        state of the caller, its glyphs spliced in here with token -1 (R9)."""
-        data = read_stream(xobj, label, self.problems)
-        if data is None:
-            return
+        state of the caller, its glyphs spliced in here with token -1 (R9). A form
+        drawn again is decoded once per page, but each draw counts against the
+        page's data budget (the work is in interpreting it)."""
+        data = self.form_data.get(key)
+        if data is not None:
+            budget = current_budget()
+            if budget is not None and not budget.charge(label, len(data), self.problems):
+                return
+        else:
+            data = read_stream(xobj, label, self.problems)
+            if data is None:
+                return
+            self.form_data[key] = data
         matrix = resolve1(xobj.get("Matrix"))
         form_matrix = IDENTITY
         if isinstance(matrix, list) and len(matrix) == 6:

@@ -6,7 +6,21 @@ like any other file.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
+
+#: The one place the strict switch is read from the environment. The test suite
+#: sets PDFINDEX_STRICT=1 so that our own bugs fail tests instead of becoming page
+#: problems (see errors.triage); anything else (unset, 0) is the forgiving default.
+STRICT_ENV = "PDFINDEX_STRICT"
+
+
+def strict_from_env() -> bool:
+    """True when ``PDFINDEX_STRICT`` is 1 (or true/yes/on)."""
+    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+_MB = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +40,42 @@ class Params:
     #: other many times multiply without any cycle ("billion laughs"); past these
     #: limits the rest is skipped and reported.
     max_form_calls: int = 10_000
+    #: Glyphs shown per page before the rest is skipped: bounds the CPU time of a
+    #: page (2M glyphs take some seconds); memory is bounded by max_held_glyphs.
     max_page_glyphs: int = 2_000_000
+    #: Glyph records held at once: past this many, the page text assembled so far
+    #: is kept as text and its records are dropped, so memory stays flat however
+    #: many glyphs a page draws (a record is ~0.4 KB; the densest real page of the
+    #: corpus has under 7,000). Text is kept; only line grouping across the cut of a
+    #: longer-than-this line, and column ordering of vertical runs across it, differ.
+    max_held_glyphs: int = 100_000
+    #: Decompressed bytes of one stream. Decoding stops at the cap (a 1 GiB Flate
+    #: bomb is ~1 MB on disk); real content streams of the corpus are under 1 MB,
+    #: drawings of maps and plans reach tens of MB.
+    max_stream_bytes: int = 64 * _MB
+    #: Decompressed bytes read for one page: content streams, each draw of a form,
+    #: ToUnicode, encoding CMaps and font programs loaded for it. With the stream cap
+    #: this keeps a page's peak memory near twice this (decoding, then joining).
+    max_page_bytes: int = 64 * _MB
+    #: Bytes of a CMap program (ToUnicode or encoding CMap) parsed; the largest real
+    #: ones (full CJK fonts) are a few hundred KB.
+    max_cmap_bytes: int = 8 * _MB
+    #: Codes mapped by one CMap, ranges counted as one; a full two-byte CJK map has
+    #: 65,536. Bounds the dictionaries a CMap program expands into.
+    max_cmap_entries: int = 1 << 18
+    #: CIDs given widths by one font's /W or /W2 (ranges expanded); 65,536 covers
+    #: every two-byte CID. A /W of 20,000 wide ranges took 85 s before this cap.
+    max_width_entries: int = 1 << 18
+    #: Bytes of one string in a content stream; past it the string is cut. Real
+    #: strings are words or lines (the corpus's longest: 110 bytes).
+    max_string_bytes: int = 1 * _MB
+    #: Items of one array or dictionary in a content stream, and operands waiting
+    #: for their operator; a TJ array of the corpus has at most ~300.
+    max_array_items: int = 100_000
+    #: Arrays and dictionaries open inside each other in a content stream.
+    max_nesting: int = 64
+    #: Problem lines kept per page (a stream of stray bytes would give millions).
+    max_page_problems: int = 200
     #: R3: ascent and descent (in em) used when neither the font descriptor, the
     #: FontBBox nor the standard-14 metrics give a usable height.
     default_ascent: float = 0.8
@@ -34,6 +83,9 @@ class Params:
     #: R7 (beyond): a page whose glyph coverage is below this is flagged as needing
     #: OCR too, since its text layer cannot be trusted for search.
     ocr_coverage: float = 0.5
+    #: Our own bugs raise instead of becoming page problems ("internal error").
+    #: Default from PDFINDEX_STRICT (see strict_from_env); the test suite sets it.
+    strict: bool = field(default_factory=strict_from_env)
 
     def __post_init__(self) -> None:
         if not 0 < self.word_gap < self.line_break:
@@ -46,6 +98,14 @@ class Params:
             raise ValueError("default ascent must be positive and descent negative")
         if not 0 <= self.ocr_coverage <= 1:
             raise ValueError("ocr_coverage is a fraction")
+        for name in ("max_held_glyphs", "max_stream_bytes", "max_page_bytes", "max_cmap_bytes",
+                     "max_cmap_entries", "max_width_entries", "max_string_bytes", "max_array_items",
+                     "max_nesting", "max_page_problems"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer")
+        if self.max_held_glyphs < 2:
+            raise ValueError("max_held_glyphs must be at least 2")
 
 
 DEFAULT_PARAMS = Params()

@@ -20,8 +20,11 @@ class Quality:
 
 def measure(glyphs: Sequence[Glyph], params: Params) -> Quality:
     """Score the glyphs that make the page text (visible, forms included)."""
-    total = len(glyphs)
-    unresolved = sum(1 for g in glyphs if not g.text)
+    return from_counts(len(glyphs), sum(1 for g in glyphs if not g.text), params)
+
+
+def from_counts(total: int, unresolved: int, params: Params) -> Quality:
+    """The same score from counts, for a page assembled chunk by chunk."""
     if total == 0:
         return Quality(0, 0, None, True)
     coverage = (total - unresolved) / total
