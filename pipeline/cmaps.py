@@ -4,6 +4,10 @@ A parsed CMap answers two questions: how to split a string into codes (codespace
 ranges of 1 to 4 bytes) and what a code maps to (Unicode text for a ToUnicode CMap,
 a CID for an encoding CMap). Counts before ``beginbfchar`` and friends are ignored:
 producers get them wrong, so we read until the matching ``end`` keyword.
+
+Bounded: tokens are read lazily, a section's items are applied in batches instead
+of being held until its ``end``, and a CMap stops at ``max_entries`` mapped codes
+(a range kept as a range counts once), with a problem saying so.
 """
 from __future__ import annotations
 
@@ -105,28 +109,35 @@ class CMap:
         return tuple(sorted({n for n, _, _ in self.codespace}))
 
 
-def parse_cmap(data: bytes) -> CMap:
+#: Items of a section held before they are applied (an even number of pairs and
+#: of triples, so batches never split one).
+_BATCH = 3000
+_GROUP = {"codespacerange": 2, "bfchar": 2, "cidchar": 2, "bfrange": 3, "cidrange": 3}
+
+
+def parse_cmap(data: bytes, max_entries: int = 1 << 18, problems: list[str] | None = None,
+               what: str = "CMap") -> CMap:
     """Parse a CMap program; never raises on bad syntax, it keeps what it could read."""
     cmap = CMap()
-    tokens = [m for m in _TOKEN.finditer(data) if m.lastindex is not None]
     stack: list[object] = []
     section: str | None = None
-    i = 0
-    n = len(tokens)
-    while i < n:
-        m = tokens[i]
-        i += 1
+    open_arrays = 0
+    for m in _TOKEN.finditer(data):
         kind = m.lastindex
+        if kind is None:
+            continue
         if kind == 1:
             stack.append(hex_bytes(m.group(1)))
         elif kind == 2:
             stack.append("[")
+            open_arrays += 1
         elif kind == 3:
             items: list[object] = []
             while stack and stack[-1] != "[":
                 items.append(stack.pop())
             if stack:
                 stack.pop()
+                open_arrays -= 1
             items.reverse()
             stack.append(items)
         elif kind == 4:
@@ -141,10 +152,12 @@ def parse_cmap(data: bytes) -> CMap:
             if kw.startswith("begin") and kw != "begincmap":
                 section = kw[5:]
                 stack.clear()
+                open_arrays = 0
             elif kw.startswith("end") and kw not in ("endcmap", "end"):
-                _apply_section(cmap, section, stack)
+                _apply_section(cmap, section, stack, max_entries)
                 section = None
                 stack.clear()
+                open_arrays = 0
             elif kw == "def" and len(stack) >= 2:
                 _apply_def(cmap, stack[-2], stack[-1])
                 stack.clear()
@@ -153,7 +166,27 @@ def parse_cmap(data: bytes) -> CMap:
                 stack.clear()
             elif section is None:
                 stack.clear()
+        if len(stack) >= _BATCH:
+            if section in _GROUP and not open_arrays:
+                whole = len(stack) - len(stack) % _GROUP[section]
+                _apply_section(cmap, section, stack[:whole], max_entries)
+                del stack[:whole]
+            elif len(stack) >= max_entries:  # outside a section, or one huge array
+                _cut(problems, what, f"a run of more than {max_entries} items")
+                break
+        if _size(cmap) > max_entries:
+            _cut(problems, what, f"more than the {max_entries}-entry cap")
+            break
     return cmap
+
+
+def _size(cmap: CMap) -> int:
+    return len(cmap.unicode) + len(cmap.cids) + len(cmap.unicode_ranges) + len(cmap.cid_ranges)
+
+
+def _cut(problems: list[str] | None, what: str, why: str) -> None:
+    if problems is not None:
+        problems.append(f"{what}: {why}; the rest is ignored")
 
 
 def _apply_def(cmap: CMap, key: object, value: object) -> None:
@@ -170,7 +203,9 @@ def _apply_def(cmap: CMap, key: object, value: object) -> None:
         cmap.ordering = value.decode("latin-1")
 
 
-def _apply_section(cmap: CMap, section: str | None, items: list[object]) -> None:
+def _apply_section(cmap: CMap, section: str | None, items: list[object], limit: int = 1 << 18) -> None:
+    """Apply a section's items; expansion stops once the CMap has ``limit`` entries
+    (parse_cmap then reports the cut)."""
     if section == "codespacerange":
         for lo, hi in zip(items[0::2], items[1::2], strict=False):
             if isinstance(lo, bytes) and isinstance(hi, bytes) and 1 <= len(lo) <= 4:
@@ -183,6 +218,8 @@ def _apply_section(cmap: CMap, section: str | None, items: list[object]) -> None
                     cmap.unicode[int.from_bytes(src, "big")] = text
     elif section == "bfrange":
         for k in range(0, len(items) - 2, 3):
+            if _size(cmap) > limit:
+                return
             lo_b, hi_b, dst = items[k], items[k + 1], items[k + 2]
             if not (isinstance(lo_b, bytes) and isinstance(hi_b, bytes) and lo_b and hi_b):
                 continue
@@ -210,6 +247,8 @@ def _apply_section(cmap: CMap, section: str | None, items: list[object]) -> None
                 cmap.cids[int.from_bytes(src, "big")] = cid
     elif section == "cidrange":
         for k in range(0, len(items) - 2, 3):
+            if _size(cmap) > limit:
+                return
             lo_b, hi_b, cid = items[k], items[k + 1], items[k + 2]
             if isinstance(lo_b, bytes) and isinstance(hi_b, bytes) and lo_b and isinstance(cid, int):
                 lo, hi = int.from_bytes(lo_b, "big"), int.from_bytes(hi_b, "big")

@@ -27,7 +27,7 @@ from .cmaps import (
     predefined_cmap,
     unicode_cmap_codec,
 )
-from .errors import DAMAGE
+from .errors import DAMAGE, triage
 from .params import Params
 from .streams import read_stream
 
@@ -74,14 +74,22 @@ def _stream_data(x: object, problems: list[str], what: str) -> bytes | None:
     return read_stream(x, what, problems) if isinstance(x, PDFStream) else None
 
 
-def _to_unicode(spec: dict[str, Any], problems: list[str], resource: str) -> CMap | None:
+def _cmap_program(x: object, problems: list[str], what: str, params: Params) -> CMap | None:
+    """Read and parse an embedded CMap, within the CMap caps (bytes and entries)."""
+    x = resolve1(x)
+    if not isinstance(x, PDFStream):
+        return None
+    data = read_stream(x, what, problems, limit=params.max_cmap_bytes, cap_name="CMap")
+    return parse_cmap(data, params.max_cmap_entries, problems, what) if data else None
+
+
+def _to_unicode(spec: dict[str, Any], problems: list[str], resource: str, params: Params) -> CMap | None:
     """The font's ToUnicode CMap (R4 step 1). The name /Identity-H or /Identity-V,
     which some writers put there, reads as "the two-byte code is UCS-2"."""
     value = resolve1(spec.get("ToUnicode"))
     if isinstance(value, PSLiteral) and str(value.name).startswith("Identity"):
         return CMap(name="Identity", unicode_ranges=[(0, 0xFFFF, 0, 2)])
-    data = _stream_data(value, problems, f"ToUnicode of font {resource}")
-    return parse_cmap(data) if data else None
+    return _cmap_program(value, problems, f"ToUnicode of font {resource}", params)
 
 
 def _strip_subset(base_font: str) -> str:
@@ -168,7 +176,7 @@ class SimpleFont(Font):
             ascent, descent = _vertical_metrics(descriptor, None, std, scale, params)
         super().__init__(resource, base_font, ascent, descent)
 
-        to_unicode = _to_unicode(spec, problems, resource)
+        to_unicode = _to_unicode(spec, problems, resource, params)
 
         names = self._glyph_names(spec, subtype, descriptor, problems)
         plain = _strip_subset(base_font)
@@ -292,8 +300,7 @@ class CIDFont(Font):
         encoding = resolve1(spec.get("Encoding"))
         cmap_name = ""
         if isinstance(encoding, PDFStream):
-            data = _stream_data(encoding, problems, f"encoding CMap of font {resource}")
-            self.embedded = parse_cmap(data or b"")
+            self.embedded = _cmap_program(encoding, problems, f"encoding CMap of font {resource}", params) or CMap()
             cmap_name = _name(encoding.get("CMapName")) or self.embedded.name
             used = self.embedded.usecmap
             if used:
@@ -317,20 +324,23 @@ class CIDFont(Font):
             ordering = ordering_of_cmap_name(cmap_name) if cmap_name and cmap_name != "Identity-H" else ordering
         self.collection = cid_to_unicode(ordering, self.vertical) if ordering else None
 
-        self.to_unicode = _to_unicode(spec, problems, resource)
+        self.to_unicode = _to_unicode(spec, problems, resource, params)
         self.descriptor = descriptor
         self.cid_font = cid_font
         self.problems = problems
+        self.strict = params.strict
         self._glyph_unicode: dict[int, str] | None = None
         self._cid_to_gid: bytes | None = None
 
         self.default_width = _num(cid_font.get("DW"), 1000) / 1000
-        self.widths = {cid: v[0] for cid, v in self._cid_metrics(resolve1(cid_font.get("W")), 1).items()}
+        self.widths = {cid: v[0] for cid, v in
+                       _cid_metrics(resolve1(cid_font.get("W")), 1, params, problems, f"font {resource}: /W").items()}
         dw2 = resolve1(cid_font.get("DW2"))
         self.dw2 = (0.88, -1.0)  # §9.7.4.3 default DW2 [880 -1000]
         if isinstance(dw2, list) and len(dw2) == 2:
             self.dw2 = (_num(dw2[0], 880) / 1000, _num(dw2[1], -1000) / 1000)
-        self.w2 = self._cid_metrics(resolve1(cid_font.get("W2")), 3) if self.vertical else {}
+        self.w2 = (_cid_metrics(resolve1(cid_font.get("W2")), 3, params, problems, f"font {resource}: /W2")
+                   if self.vertical else {})
         self.cache: dict[bytes, CodeInfo] = {}
 
     def _use_predefined(self, name: str) -> None:
@@ -342,32 +352,6 @@ class CIDFont(Font):
         if pre is not None:
             self.trie = pre.trie
             self.vertical = pre.vertical
-
-    @staticmethod
-    def _cid_metrics(array: object, size: int) -> dict[int, tuple[float, ...]]:
-        """Parse a /W (size 1: w0) or /W2 (size 3: w1y, vx, vy) array (§9.7.4.3):
-        ``c [v v ...]`` gives consecutive CIDs from c, ``c_first c_last v...`` a range.
-        Values are in thousandths of text space."""
-        result: dict[int, tuple[float, ...]] = {}
-        if not isinstance(array, list):
-            return result
-        i = 0
-        while i + 1 < len(array):
-            first, second = resolve1(array[i]), resolve1(array[i + 1])
-            if isinstance(first, int) and isinstance(second, list):
-                values = [_num(v) / 1000 for v in second]
-                for k in range(len(values) // size):
-                    result[first + k] = tuple(values[k * size:(k + 1) * size])
-                i += 2
-            elif isinstance(first, int) and isinstance(second, int) and i + 1 + size < len(array):
-                group = tuple(_num(v) / 1000 for v in array[i + 2:i + 2 + size])
-                if second - first < 65536:
-                    for cid in range(first, second + 1):
-                        result[cid] = group
-                i += 2 + size
-            else:
-                i += 1
-        return result
 
     def _split(self, data: bytes, i: int) -> tuple[int, int, int | None]:
         """(code, nbytes, cid) at offset i; bytes matching no codespace range are kept
@@ -442,7 +426,8 @@ class CIDFont(Font):
                 try:
                     umap = TrueTypeFont(self.base_font, BytesIO(program)).create_unicode_map()
                     self._glyph_unicode = dict(umap.cid2unichr)
-                except DAMAGE:  # a damaged font program only loses this step
+                except DAMAGE as exc:  # a damaged font program only loses this step
+                    triage(exc, self.strict)  # our own bug still raises in strict mode
                     self._glyph_unicode = {}
             to_gid = resolve1(self.cid_font.get("CIDToGIDMap"))
             if isinstance(to_gid, PDFStream):
@@ -469,6 +454,46 @@ class CIDFont(Font):
         return out
 
 
+def _cid_metrics(array: object, size: int, params: Params, problems: list[str],
+                 what: str) -> dict[int, tuple[float, ...]]:
+    """Parse a /W (size 1: w0) or /W2 (size 3: w1y, vx, vy) array (§9.7.4.3):
+    ``c [v v ...]`` gives consecutive CIDs from c, ``c_first c_last v...`` a range.
+    Values are in thousandths of text space. At most ``max_width_entries`` CIDs get
+    a value (ranges expanded), then the rest keeps the default width: 20,000 ranges
+    of 65,536 CIDs each took 85 s of CPU before this cap."""
+    result: dict[int, tuple[float, ...]] = {}
+    if not isinstance(array, list):
+        return result
+    budget = params.max_width_entries
+    i = 0
+    while i + 1 < len(array):
+        first, second = resolve1(array[i]), resolve1(array[i + 1])
+        if isinstance(first, int) and isinstance(second, list):
+            count = len(second) // size
+            if count > budget:
+                break
+            values = [_num(v) / 1000 for v in second]
+            for k in range(count):
+                result[first + k] = tuple(values[k * size:(k + 1) * size])
+            budget -= count
+            i += 2
+        elif isinstance(first, int) and isinstance(second, int) and i + 1 + size < len(array):
+            group = tuple(_num(v) / 1000 for v in array[i + 2:i + 2 + size])
+            if 0 <= second - first < 65536:
+                if second - first + 1 > budget:
+                    break
+                for cid in range(first, second + 1):
+                    result[cid] = group
+                budget -= second - first + 1
+            i += 2 + size
+        else:
+            i += 1
+    if i + 1 < len(array):
+        problems.append(f"{what} gives widths to more than {params.max_width_entries} CIDs; "
+                        "the rest keep the default width")
+    return result
+
+
 class MissingFont(Font):
     """Stands in for a font resource that is absent or unreadable: glyphs keep their
     place (half-em advance) and count as unresolved, so coverage tells the truth."""
@@ -493,5 +518,5 @@ def load_font(resource: str, spec: object, params: Params, problems: list[str]) 
             return CIDFont(resource, spec, params, problems)
         return SimpleFont(resource, spec, params, problems)
     except DAMAGE as exc:  # a broken font loses only its own text (R17)
-        problems.append(f"font {resource} could not be read: {type(exc).__name__}: {exc}")
+        problems.append(f"font {resource} could not be read: {triage(exc, params.strict)}")
         return MissingFont(resource, params)
