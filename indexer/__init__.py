@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from contextlib import contextmanager
 from pathlib import Path
 
 from whoosh.index import Index
@@ -18,7 +18,15 @@ from whoosh.searching import Searcher
 from whoosh.util.filelock import try_for
 
 from . import store
-from .errors import IndexBusy, QueryError, ReindexNeeded, SearchIndexError, StorageError, UntrustedIndex
+from .errors import (
+    IndexBusy,
+    QueryError,
+    ReindexNeeded,
+    SearchIndexError,
+    StorageError,
+    UntrustedIndex,
+    is_storage_fault,
+)
 from .records import (
     DocumentHits,
     DocumentRecord,
@@ -99,8 +107,31 @@ class PageIndex:
 
     # ---- reading ----------------------------------------------------------------
 
-    def _faults(self, doing: str) -> AbstractContextManager[None]:
-        return store.storage_faults(self.root, doing)
+    @contextmanager
+    def _faults(self, doing: str) -> Iterator[None]:
+        """Storage faults as StorageError; and the files Whoosh opened for a read
+        that failed on a damaged file are closed (it leaves them open)."""
+        with store.storage_faults(self.root, doing):
+            storage = self._ix.storage
+            outer = storage.tracked
+            storage.tracked = []
+            try:
+                yield
+            except Exception as exc:
+                if is_storage_fault(exc):
+                    store.close_tracked(storage, only_removed=False)
+                    self._drop_searcher()
+                raise
+            finally:
+                mine, storage.tracked = storage.tracked, outer
+                if outer is not None and mine:
+                    outer.extend(mine)
+
+    def _drop_searcher(self) -> None:
+        cached, self._cached_searcher = self._cached_searcher, None
+        if cached is not None:
+            with contextlib.suppress(Exception):
+                cached.close()
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
         with self._faults("searching"):
@@ -198,9 +229,11 @@ def reindex(root: Path, language: str, batch_pages: int = 2000, lock_timeout: fl
 
 def _copy_into_new_generation(root: Path, old: Index, language: str, batch_pages: int) -> int:
     new_path, new = store.new_generation(root, language)
+    new.storage.tracked = []  # closed on failure: open files would keep a full disk full
     copied = 0
-    writer = new.writer()
+    writer = None
     try:
+        writer = new.writer()
         with old.searcher() as searcher:
             for stored in searcher.all_stored_fields():
                 writer.add_document(**fields_from_stored(stored))
@@ -211,9 +244,11 @@ def _copy_into_new_generation(root: Path, old: Index, language: str, batch_pages
         writer.commit()
     except BaseException:
         with contextlib.suppress(Exception):
-            if not writer.is_closed:
+            if writer is not None and not writer.is_closed:
                 writer.cancel()
+        store.close_tracked(new.storage, only_removed=False)
         store.remove_generation(root, new_path)
         raise
+    new.storage.tracked = None
     store.switch_to(root, new_path)
     return copied

@@ -57,6 +57,11 @@ class PrivateStorage(FileStorage):
     """Whoosh's file storage creating every file 0600 and directory 0700, whatever
     the umask (changing the umask would be process-wide, so other threads' files too)."""
 
+    #: Files created or opened through this storage (and its temporary ones) while
+    #: a writer works or an index is being opened: what a failure leaves open is
+    #: closed from here (Whoosh does not), else a full disk stays full.
+    tracked: list[Any] | None = None
+
     def create_file(self, name: str, excl: bool = False, mode: str = "wb", **kwargs: Any) -> Any:
         from whoosh.filedb.structfile import StructFile  # noqa: PLC0415
 
@@ -68,22 +73,22 @@ class PrivateStorage(FileStorage):
         except BaseException:
             os.close(fd)
             raise
-        return StructFile(fileobj, name=name, **kwargs)
-
-    #: While opening: the files Whoosh opened, closed here when it fails (it leaves
-    #: them open when a table of contents cannot be read).
-    _opening: list[Any] | None = None
+        return self._track(StructFile(fileobj, name=name, **kwargs), name)
 
     def open_file(self, name: str, **kwargs: Any) -> Any:
-        opened = super().open_file(name, **kwargs)
-        if self._opening is not None:
-            self._opening.append(opened)
+        return self._track(super().open_file(name, **kwargs), name)
+
+    def _track(self, opened: Any, name: str) -> Any:
+        if self.tracked is not None:
+            self.tracked.append((self._fpath(name), opened))
         return opened
 
     def temp_storage(self, name: str | None = None) -> PrivateStorage:
         path = os.path.join(self.folder, name or f"{INDEX_NAME}.tmp")
         make_private_dir(Path(path), exist_ok=True)
-        return PrivateStorage(path)
+        temp = PrivateStorage(path)
+        temp.tracked = self.tracked
+        return temp
 
     def lock(self, name: str) -> _PrivateLock:
         return _PrivateLock(self._fpath(name))
@@ -102,22 +107,24 @@ def make_private_dir(path: Path, *, exist_ok: bool = False) -> None:
 
 
 def _tighten(root: Path, generation: Path) -> None:
-    """Indexes written before files were private: make them so, where we can."""
+    """Indexes written before files were private: make them so, where we can
+    (only taking group and other bits away: an owner's own read-only mode stays)."""
     for path in (root, generation):
-        _chmod_if(path, _DIR_MODE)
+        _private(path)
     try:
         entries = list(os.scandir(generation))
     except OSError:
         return
     for entry in entries:
-        _chmod_if(Path(entry.path), _DIR_MODE if entry.is_dir(follow_symlinks=False) else _FILE_MODE)
+        _private(Path(entry.path))
 
 
-def _chmod_if(path: Path, mode: int) -> None:
+def _private(path: Path) -> None:
     try:
         st = os.lstat(path)
-        if st.st_uid == os.geteuid() and not stat.S_ISLNK(st.st_mode) and stat.S_IMODE(st.st_mode) != mode:
-            os.chmod(path, mode)
+        mode = stat.S_IMODE(st.st_mode)
+        if st.st_uid == os.geteuid() and not stat.S_ISLNK(st.st_mode) and mode & 0o077:
+            os.chmod(path, mode & 0o700)
     except OSError:
         pass  # read-only file system, or not ours: the trust check has said what matters
 
@@ -305,19 +312,17 @@ def open_generation(root: Path, path: Path) -> FileIndex:
     """The Whoosh index of a generation that ``trusted_generation`` has checked.
     Opening reads the table of contents, and a damaged one can fail in any way."""
     storage = PrivateStorage(str(path))
-    storage._opening = []
+    storage.tracked = []
     try:
         return storage.open_index(INDEX_NAME)
     except Exception as exc:  # unpickling a damaged TOC raises anything
-        for opened in storage._opening:
-            with suppress(Exception):
-                opened.close()
+        close_tracked(storage, only_removed=False)
         if isinstance(exc, OSError):
             raise storage_error(root, "opening the index", exc) from exc
         raise StorageError(f"{root}: the table of contents of {path.name} is damaged ({type(exc).__name__}); "
                            "restore it from a backup, or delete the index and ingest again") from exc
     finally:
-        storage._opening = None
+        storage.tracked = None
 
 
 def stored_language(root: Path) -> str | None:
@@ -352,6 +357,18 @@ def remove_orphans(storage: FileStorage, indexname: str) -> None:
             with suppress(OSError):
                 storage.delete_file(name)
     shutil.rmtree(os.path.join(storage.folder, f"{indexname}.tmp"), ignore_errors=True)
+
+
+def close_tracked(storage: Any, *, only_removed: bool = True) -> None:
+    """Close what ``storage`` tracked (with ``only_removed``, only the files that
+    no longer exist: a failed writer's, once ``remove_orphans`` has run; an open
+    file's space is not freed by removing it) and stop tracking."""
+    tracked = getattr(storage, "tracked", None)
+    storage.tracked = None
+    for path, opened in tracked or ():
+        if not only_removed or not os.path.exists(path):
+            with suppress(Exception):
+                opened.close()
 
 
 def size_on_disk(root: Path) -> int:

@@ -115,9 +115,13 @@ class PageWriter:
             lock = ix.lock("WRITELOCK")
             if not try_for(lock.acquire, timeout=self._lock_timeout, delay=0.1):
                 raise IndexBusy("another process is writing to the index; only one writer may run at a time")
+            ix.storage.tracked = []
             try:
                 self._writer = SegmentWriter(ix, _lk=False)
             except BaseException:
+                with contextlib.suppress(Exception):
+                    store.remove_orphans(ix.storage, ix.indexname)
+                store.close_tracked(ix.storage)
                 lock.release()
                 raise
             self._whoosh_lock = lock
@@ -161,6 +165,7 @@ class PageWriter:
                     self._release()
                     self._reset()
                     raise
+            writer.storage.tracked = None
             self._release()
             self._reset()  # before a held Ctrl-C is delivered
         self.rejected.extend(rejected)
@@ -225,6 +230,7 @@ class PageWriter:
                 writer.is_closed = True
         with contextlib.suppress(Exception):
             store.remove_orphans(writer.storage, writer.indexname)
+        store.close_tracked(writer.storage)
 
     def _release(self) -> None:
         lock, self._whoosh_lock = self._whoosh_lock, None
