@@ -125,7 +125,7 @@ if settings.signing:
         task_serializer="auth", accept_content=["auth"],
     )
     try:
-        app.setup_security(allowed_serializers=["auth", "json"], serializer="json")
+        app.setup_security(allowed_serializers=["json"], serializer="json")
     except Exception as exc:  # noqa: BLE001 - key/certificate problems of every kind: one line
         _fail(f"message signing (PDFINDEX_SIGNING_*) cannot be set up: {type(exc).__name__}: {exc}")
 

@@ -125,12 +125,12 @@ def describe(exc: BaseException) -> str:
     """What went wrong with the broker, in a few words (never the password)."""
     text = str(exc)
     low = text.lower()
+    if "noauth" in low or "authentication required" in low:
+        return "the broker requires a password (none given in the URL)"
     if isinstance(exc, redis.AuthenticationError) or "wrongpass" in low or "invalid password" in low \
             or "invalid username-password" in low:
         return "authentication failed (wrong password or user name)"
-    if "noauth" in low or "authentication required" in low:
-        return "the broker requires a password (none given in the URL)"
-    if "noperm" in low:
+    if "noperm" in low or "no permissions" in low:
         return f"the broker's ACL refuses a command: {text}"
     if "ssl" in low or "certificate" in low or "tls" in low:
         return f"TLS failed: {text}"
