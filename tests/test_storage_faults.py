@@ -128,6 +128,7 @@ def _lock_free_in_another_process(root: Path) -> str:
 
 # ---- a full disk ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("leave_kib", [0, 8, 96, 400, 900])
 def test_commit_on_a_full_disk_fails_cleanly_and_works_once_space_is_freed(tmp_path: Path, leave_kib: int) -> None:
     with tmpfs(tmp_path / "disk", "6m") as disk:
