@@ -10,6 +10,7 @@ from __future__ import annotations
 import queue
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from billiard import Pool
 from billiard.exceptions import TimeLimitExceeded, WorkerLostError
@@ -30,7 +31,7 @@ def _extract_job(path: str, doc_hash: str, passwords: list[str], roots: list[str
                            ).to_json()
 
 
-def _failure_reason(error: BaseException, settings: Settings) -> str:
+def _failure_reason(error: Any, settings: Settings) -> str:
     # billiard hands over ExceptionInfo(exception=ExceptionWithTraceback(exc=...)).
     exc = getattr(error, "exception", error)
     exc = getattr(exc, "exc", exc)
@@ -43,8 +44,8 @@ def _failure_reason(error: BaseException, settings: Settings) -> str:
     return f"extraction failed: {type(exc).__name__}: {str(exc)[:160]}"
 
 
-def _outcome(job: Job, result: str | BaseException, settings: Settings) -> Outcome:
-    if isinstance(result, BaseException):
+def _outcome(job: Job, ok: bool, result: Any, settings: Settings) -> Outcome:
+    if not ok:
         return failed(job.path, job.doc_hash, Status.FAILED, _failure_reason(result, settings))
     try:
         return Outcome.from_json(result)
@@ -64,7 +65,7 @@ def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settin
     the files still out are recorded as failed instead of hanging the ingest."""
     if not jobs:
         return
-    results: queue.Queue[tuple[int, str | BaseException]] = queue.Queue()
+    results: queue.Queue[tuple[int, bool, Any]] = queue.Queue()
     roots = [str(r) for r in settings.roots] if settings.roots else None
     pool = Pool(
         processes=max(1, min(workers, len(jobs))), initializer=limit_memory, initargs=(settings.max_memory_mb,),
@@ -73,16 +74,17 @@ def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settin
     )
     patience = settings.file_hard_timeout + _SLACK
     pending = dict(enumerate(jobs))
+    counted: dict[str, Status] = {}
     try:
         for number, job in pending.items():
-            deliver = partial(_put, results, number)
             pool.apply_async(_extract_job, (str(job.path), job.doc_hash, passwords, roots),
-                             callback=deliver, error_callback=deliver)
+                             callback=partial(_put, results, number, True),
+                             error_callback=partial(_put, results, number, False))
         with index.writer(batch_pages=settings.batch_pages) as writer:
             try:
                 while pending:
                     try:
-                        number, result = results.get(timeout=patience)
+                        number, ok, result = results.get(timeout=patience)
                     except queue.Empty:
                         outcomes = [failed(job.path, job.doc_hash, Status.FAILED,
                                            f"no result from the extraction pool within {patience:g} s")
@@ -90,13 +92,16 @@ def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settin
                         pending.clear()
                     else:
                         job = pending.pop(number)
-                        outcomes = [_outcome(job, result, settings)]
+                        outcomes = [_outcome(job, ok, result, settings)]
                     for outcome in outcomes:
                         writer.add(outcome.doc, outcome.pages)
                         summary.record(outcome)
+                        counted[outcome.doc.doc_hash] = outcome.doc.status
                         progress.advance()
             except KeyboardInterrupt:
                 summary.interrupted = True  # leaving the block commits what arrived
+        for record in writer.rejected:
+            summary.rejected(counted.get(record.doc_hash, Status.FAILED), record.path, record.error)
     finally:
         pool.terminate()
         pool.join()
@@ -107,5 +112,7 @@ def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settin
 _SLACK = 30.0
 
 
-def _put(results: queue.Queue[tuple[int, str | BaseException]], number: int, result: str | BaseException) -> None:
-    results.put((number, result))
+def _put(results: queue.Queue[tuple[int, bool, Any]], number: int, ok: bool, result: Any) -> None:
+    """A pool callback (``ok``) or error callback: only queues, so it cannot fail.
+    billiard gives error callbacks an ExceptionInfo, not the exception."""
+    results.put((number, ok, result))

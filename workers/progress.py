@@ -65,6 +65,17 @@ class Summary:
         self.needs_ocr += info["needs_ocr"]
         self.coverages.extend(info["coverages"])
 
+    def rejected(self, counted_as: Status, path: str, error: str) -> None:
+        """A file counted as ``counted_as`` that the index could not take and
+        recorded as failed instead."""
+        if counted_as == Status.INDEXED:
+            self.indexed -= 1
+        elif counted_as == Status.EMPTY:
+            self.empty -= 1
+        else:
+            return
+        self.failed.append((path, error))
+
     @property
     def files_done(self) -> int:
         return self.indexed + self.empty + len(self.encrypted) + len(self.failed)
