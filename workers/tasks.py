@@ -112,8 +112,13 @@ def _passwords() -> list[str]:
         return []
 
 
+#: Soft and hard limits on extraction only (the writer has none). Equal limits mean a
+#: hard kill only: a soft limit at the same instant would race it.
+_SOFT_LIMIT = settings.file_timeout if settings.file_hard_timeout > settings.file_timeout else None
+
+
 @app.task(name="pdfindex.extract", base=ExtractTask, bind=True, typing=False,
-          soft_time_limit=settings.file_timeout, time_limit=settings.file_hard_timeout)
+          soft_time_limit=_SOFT_LIMIT, time_limit=settings.file_hard_timeout)
 def extract(self: Task, *args: Any, **kwargs: Any) -> None:
     job = _parse(self.request.id, args, kwargs)
     if job is None:
