@@ -1,6 +1,7 @@
 """Settings from the environment: precedence, parsing, errors naming the variable."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,72 @@ def test_settings_are_frozen() -> None:
     settings = config.load({"HOME": "/h"})
     with pytest.raises(AttributeError):
         settings.language = "de"  # type: ignore[misc]
+
+
+# ---- issue 7: roots, password file, broker scheme, signing ------------------------------------
+
+def test_roots_are_absolute_normalized_and_deduplicated() -> None:
+    raw = os.pathsep.join(["/srv/pdfs", "", "/srv/pdfs/", "/home/ann/../ann/docs", " "])
+    assert config.load({"HOME": "/h", "PDFINDEX_ROOTS": raw}).roots == (Path("/srv/pdfs"), Path("/home/ann/docs"))
+    assert config.load({"HOME": "/h"}).roots == ()
+
+
+@pytest.mark.parametrize("raw", ["docs", "/srv/pdfs" + os.pathsep + "relative", "./x", "/srv/a\0b"])
+def test_relative_or_nul_roots_are_refused(raw: str) -> None:
+    with pytest.raises(SettingsError, match="PDFINDEX_ROOTS"):
+        config.load({"HOME": "/h", "PDFINDEX_ROOTS": raw})
+
+
+def test_password_file_must_be_absolute() -> None:
+    assert config.load({"HOME": "/h", "PDFINDEX_PASSWORD_FILE": "/etc/pdfindex/pw"}).password_file == \
+        Path("/etc/pdfindex/pw")
+    assert config.load({"HOME": "/h"}).password_file is None
+    with pytest.raises(SettingsError, match="PDFINDEX_PASSWORD_FILE='pw' must be an absolute path"):
+        config.load({"HOME": "/h", "PDFINDEX_PASSWORD_FILE": "pw"})
+
+
+@pytest.mark.parametrize("url", ["redis://127.0.0.1:6379/0", "rediss://:pw@broker:6380/1?ssl_cert_reqs=required",
+                                 "redis://ingest:pw@broker/0", "unix:///run/redis.sock?db=2", "redis://"])
+def test_redis_broker_urls_are_accepted(url: str) -> None:
+    assert config.load({"HOME": "/h", "PDFINDEX_BROKER_URL": url}).broker_url == url
+
+
+@pytest.mark.parametrize(("url", "problem"), [
+    ("amqp://guest:s3cret@rabbit//", "the broker must be Redis"),
+    ("sqs://AKIA:s3cret@", "the broker must be Redis"),
+    ("127.0.0.1:6379", "the broker must be Redis"),
+    ("redis://:s3cret@host:port/0", "is not a valid URL"),
+    ("redis://:s3cret@host:99999/0", "is not a valid URL"),
+    ("unix://", "needs the socket path"),
+])
+def test_bad_broker_urls_name_the_variable_and_hide_the_password(url: str, problem: str) -> None:
+    with pytest.raises(SettingsError) as info:
+        config.load({"HOME": "/h", "PDFINDEX_BROKER_URL": url})
+    message = str(info.value)
+    assert message.startswith("PDFINDEX_BROKER_URL=") and problem in message
+    assert "s3cret" not in message
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("redis://ingest:s3cret@broker:6380/0", "redis://ingest:***@broker:6380/0"),
+    ("rediss://:s3cret@[::1]/0?ssl_cert_reqs=required", "rediss://:***@[::1]/0?ssl_cert_reqs=required"),
+    ("redis://broker/0", "redis://broker/0"),
+    ("redis://:s3c@ret@host:bad/0", "redis://***@host:bad/0"),
+])
+def test_redact_url(url: str, shown: str) -> None:
+    assert config.redact_url(url) == shown
+
+
+def test_signing_needs_all_three_settings() -> None:
+    env = {"HOME": "/h", "PDFINDEX_SIGNING_KEY": "/k/worker.key", "PDFINDEX_SIGNING_CERT": "/k/worker.pem",
+           "PDFINDEX_SIGNING_CERT_STORE": "/k/trusted/*.pem"}
+    settings = config.load(env)
+    assert settings.signing and settings.signing_key == Path("/k/worker.key")
+    assert settings.signing_cert == Path("/k/worker.pem") and settings.signing_cert_store == "/k/trusted/*.pem"
+    assert not config.load({"HOME": "/h"}).signing
+    for name in ("PDFINDEX_SIGNING_CERT", "PDFINDEX_SIGNING_CERT_STORE"):
+        partial = {k: v for k, v in env.items() if k != name}
+        with pytest.raises(SettingsError, match=f"{name} not set"):
+            config.load(partial)
+    with pytest.raises(SettingsError, match="PDFINDEX_SIGNING_CERT_STORE='trusted' must be an absolute"):
+        config.load({**env, "PDFINDEX_SIGNING_CERT_STORE": "trusted"})

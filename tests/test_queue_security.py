@@ -627,3 +627,18 @@ def test_outcome_round_trip_through_an_item() -> None:
     handoff = queue.parse_item(json.dumps(item).encode(), ROOTS)
     assert handoff.outcome == Outcome.from_json(outcome.to_json())
 
+
+
+def test_limits_and_remote_control_in_the_celery_configuration() -> None:
+    """Time limits on pdfindex.extract only (the writer's long commit is never killed),
+    no remote control, JSON only (the writer-side checks are in the tests above)."""
+    from workers.app import app, settings
+    from workers.tasks import extract, write
+
+    assert app.conf.task_time_limit is None and app.conf.task_soft_time_limit is None
+    assert extract.time_limit == settings.file_hard_timeout
+    assert write.time_limit is None and write.soft_time_limit is None
+    assert app.conf.worker_enable_remote_control is False
+    assert app.conf.accept_content == ["json"] and app.conf.task_serializer == "json"
+    assert app.conf.task_acks_late and app.conf.task_reject_on_worker_lost
+    assert app.conf.task_acks_on_failure_or_timeout
