@@ -113,7 +113,7 @@ def _end_of_inline_image(buf: bytes, start: int, attrs: dict[str, object], limit
 # them, 5 hex string, 6 delimiter, 7 comment, 8 keyword (operator), 9 stray byte.
 # Every repeat is of a single byte class or possessive: no backtracking records.
 _TOKEN = re.compile(
-    rb"[\x00\t\n\f\r ]*(?:"
+    rb"[\x00\t\n\f\r ]*+(?:"
     rb"([+-]?(?:\d+\.?\d*|\.\d+))(?![^\x00\t\n\f\r ()<>\[\]{}/%])"
     rb"|/([^\x00\t\n\f\r ()<>\[\]{}/%]*)"
     rb"|\(([^()\\]*+(?:\\.[^()\\]*+)*+)\)"

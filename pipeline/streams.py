@@ -68,6 +68,15 @@ def size_text(n: int) -> str:
 
 # ---- bounded decoders: each returns (data, cut), data at most ``limit`` bytes ----
 
+def _joined(out: list[bytes], size: int, limit: int) -> bytes:
+    """The pieces joined and cut to ``limit`` without a second full-size copy."""
+    if size > limit:
+        out[-1] = out[-1][:len(out[-1]) - (size - limit)]
+    data = b"".join(out)
+    out.clear()
+    return data
+
+
 def _inflate(data: bytes, limit: int) -> tuple[bytes, bool]:
     """Inflate up to ``limit`` bytes. Damaged data keeps what decodes before the
     damage: whole chunks while they go through, byte by byte only inside the chunk
@@ -95,14 +104,14 @@ def _inflate(data: bytes, limit: int) -> tuple[bytes, bool]:
         saved, saved_parts, saved_size = inflater.copy(), len(out), size
         try:
             if feed(chunk):
-                return b"".join(out)[:limit], True
+                return _joined(out, size, limit), True
         except zlib.error:
             inflater, size = saved, saved_size
             del out[saved_parts:]
             for k in range(len(chunk)):
                 try:
                     if feed(chunk[k:k + 1]):
-                        return b"".join(out)[:limit], True
+                        return _joined(out, size, limit), True
                 except zlib.error:
                     break
                 if inflater.eof:
@@ -137,7 +146,8 @@ def _run_length(data: bytes, limit: int) -> tuple[bytes, bool]:
             out += data[i:i + 1] * (257 - length)
             i += 1
         if len(out) > limit:
-            return bytes(out[:limit]), True
+            del out[limit:]
+            return bytes(out), True
     return bytes(out), False
 
 
@@ -148,7 +158,7 @@ def _lzw(data: bytes, limit: int) -> tuple[bytes, bool]:
         out.append(piece)
         size += len(piece)
         if size > limit:
-            return b"".join(out)[:limit], True
+            return _joined(out, size, limit), True
     return b"".join(out), False
 
 
@@ -175,7 +185,7 @@ def _ascii85(data: bytes, limit: int) -> tuple[bytes, bool]:
         size += len(out[-1])
         pos = end
         if size > limit:
-            return b"".join(out)[:limit], True
+            return _joined(out, size, limit), True
     return b"".join(out), False
 
 
