@@ -642,3 +642,32 @@ def test_limits_and_remote_control_in_the_celery_configuration() -> None:
     assert app.conf.accept_content == ["json"] and app.conf.task_serializer == "json"
     assert app.conf.task_acks_late and app.conf.task_reject_on_worker_lost
     assert app.conf.task_acks_on_failure_or_timeout
+
+
+@pytest.mark.slow
+def test_tls_broker_end_to_end(tmp_path: Path) -> None:
+    """rediss:// with a CA of our own: workers (kombu) and the hand-off (redis-py) both
+    verify the server; a worker given no CA refuses to start with one line."""
+    tls = _tls_material(tmp_path / "tls")
+    s = Server(tmp_path, tls=tls)
+    try:
+        s.start()
+        (tmp_path / "docs").mkdir()
+        url = f"rediss://127.0.0.1:{s.port}/0?ssl_cert_reqs=CERT_REQUIRED&ssl_ca_certs={tls / 'ca.pem'}"
+        cluster = _cluster(url, tmp_path)
+        try:
+            cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
+            doc = write(tmp_path / "docs" / "tls.pdf", text_pdf("encrypted", 2))
+            summary = parse_summary(ingest(tmp_path / "index", tmp_path / "docs", env=cluster.env).stdout)
+            assert summary.indexed == 1
+            assert find(PageIndex(tmp_path / "index"), page_word("encrypted", 2)) == [(str(doc), 2)]
+        finally:
+            cluster.stop()
+        no_ca = {**cluster.env, "PDFINDEX_BROKER_URL": f"rediss://127.0.0.1:{s.port}/0"}
+        worker = spawn_worker("noca", "extract", 1, no_ca, tmp_path)
+        assert worker.proc.wait(60) == 2
+        text = worker.log_text().strip()
+        assert text.startswith(f"pdfindex: cannot reach the broker at rediss://127.0.0.1:{s.port}/0: TLS failed")
+        assert "\n" not in text
+    finally:
+        s.stop()

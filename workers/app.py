@@ -71,7 +71,7 @@ def kombu_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme == "unix":
         query = [("virtual_host", v) if k == "db" else (k, v) for k, v in parse_qsl(parts.query)]
-        return urlunsplit(parts._replace(scheme="redis+socket", query=urlencode(query)))
+        return f"redis+socket://{parts.path}" + (f"?{urlencode(query)}" if query else "")
     if parts.scheme == "rediss":
         query = [(k, v) for k, v in parse_qsl(parts.query) if not k.startswith("ssl_")]
         return urlunsplit(parts._replace(query=urlencode(query)))
@@ -92,7 +92,9 @@ app = Celery("pdfindex", include=["workers.tasks"])
 app.conf.update(
     broker_url=kombu_url(settings.broker_url),
     broker_use_ssl=kombu_ssl(settings.broker_url),
-    result_backend=settings.result_backend or None,
+    # Results are ignored (progress goes through the hand-off); Celery's backends know no
+    # unix:// URL, so a unix-socket broker runs without one.
+    result_backend=None if settings.result_backend.startswith("unix://") else settings.result_backend or None,
     task_serializer="json",
     result_serializer="json",
     accept_content=["json"],
