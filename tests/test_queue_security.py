@@ -671,3 +671,18 @@ def test_tls_broker_end_to_end(tmp_path: Path) -> None:
         assert "\n" not in text
     finally:
         s.stop()
+
+
+def test_the_ingest_client_refuses_files_outside_its_roots(server: Server, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    inside = write(docs / "in.pdf", text_pdf("inside", 1))
+    outside = write(tmp_path / "other" / "out.pdf", text_pdf("outside", 1))
+    env = cli_env(PDFINDEX_BROKER_URL=server.url, PDFINDEX_ROOTS=str(docs), PDFINDEX_INDEX_DIR=str(tmp_path / "ix"))
+    r = run_cli("ingest", inside, outside, "--index", tmp_path / "ix", env=env)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1] == \
+        f"pdfindex: {outside}: outside PDFINDEX_ROOTS ({docs}); the workers would not read it"
+    no_roots = {k: v for k, v in env.items() if k != "PDFINDEX_ROOTS"}
+    r = run_cli("ingest", inside, "--index", tmp_path / "ix", env=no_roots)
+    assert r.returncode == 1 and "PDFINDEX_ROOTS is not set" in r.stderr and "Traceback" not in r.stderr
+    assert server.admin().llen("extract") == 0  # nothing was enqueued
