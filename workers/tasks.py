@@ -153,6 +153,11 @@ def write_batch(index: PageIndex, batch: list[queue.HandOff], ensure: Any) -> li
             writer.add(handoff.outcome.doc, handoff.outcome.pages)
             briefs.append(brief(handoff.outcome))
         ensure()
+    rejected = {record.doc_hash: record for record in writer.rejected}
+    for info, handoff in zip(briefs, batch, strict=True):
+        record = rejected.get(handoff.outcome.doc.doc_hash)
+        if record is not None:  # written as a failure record in its place
+            info.update(status=str(Status.FAILED), error=record.error, pages=0, needs_ocr=0, coverages=[])
     return briefs
 
 
