@@ -60,10 +60,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             passwords = read_passwords(args.password_file)
         except OSError as exc:
             raise CliError(f"{args.password_file}: cannot read password file: {exc.strerror}") from None
-        if settings.broker_url:
+        if settings.broker_url or settings.roots:
             from workers.distributed import check_roots  # noqa: PLC0415
 
-            check_roots(args.paths, settings)  # before anything is hashed: the workers would refuse the files
+            check_roots(args.paths, settings)  # before anything is hashed: the files would be refused
         index = PageIndex(args.index or settings.index_dir, settings.language)
         plan = make_plan(index, args.paths, args.recursive, retry_encrypted=bool(passwords), prune=args.prune)
         summary = Summary(unchanged=plan.unchanged + plan.duplicates, duplicates=plan.duplicates)

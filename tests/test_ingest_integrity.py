@@ -107,6 +107,26 @@ def test_reads_are_confined_to_the_roots_whatever_the_name_says(tmp_path: Path) 
     assert read_pdf(inside, [tmp_path / "alias"]).size == inside.stat().st_size
 
 
+def test_embedded_ingest_with_roots_refuses_paths_and_links_outside_them(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    write(root / "inside.pdf", text_pdf("within", 1))
+    secret = write(outside / "secret.pdf", text_pdf("secret", 1))
+    (root / "link.pdf").symlink_to(secret)
+    index = tmp_path / "index"
+    env = cli_env(PDFINDEX_ROOTS=str(root))
+    refused = run_cli("ingest", outside, "--index", index, env=env)
+    assert refused.returncode == 1 and "outside PDFINDEX_ROOTS" in refused.stderr
+    assert "Traceback" not in refused.stderr and not index.exists()
+
+    r = ingest(index, root, env=env)
+    ix = PageIndex(index)
+    assert find(ix, page_word("within", 1)) == [(str(root / "inside.pdf"), 1)]
+    assert find(ix, page_word("secret", 1)) == []
+    link = next(d for d in ix.documents() if d.path == str(root / "link.pdf"))
+    assert link.status == Status.FAILED and "outside the configured roots" in link.error
+    assert "link.pdf" in r.stdout
+
+
 def test_a_fifo_named_pdf_fails_at_once_instead_of_blocking(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.pdf"
     os.mkfifo(fifo)
