@@ -3,7 +3,7 @@
 Our own content-stream interpreter on pdfminer.six's low-level parser; the rules
 are those of SPEC.md (R1-R14, R17), each implemented in the module named for it.
 """
-from .errors import ExtractionError, NotAPdfError, PasswordError
+from .errors import ExtractionError, InternalError, NotAPdfError, PasswordError
 from .extract import Document, Page, extract, extract_page, iter_pages, parse_page_ranges
 from .document import PdfFile
 from .glyph import Glyph
@@ -11,6 +11,6 @@ from .params import DEFAULT_PARAMS, Params
 from .quality import Quality
 
 __all__ = [
-    "DEFAULT_PARAMS", "Document", "ExtractionError", "Glyph", "NotAPdfError", "Page", "Params",
+    "DEFAULT_PARAMS", "Document", "ExtractionError", "Glyph", "InternalError", "NotAPdfError", "Page", "Params",
     "PasswordError", "PdfFile", "Quality", "extract", "extract_page", "iter_pages", "parse_page_ranges",
 ]
