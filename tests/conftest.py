@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+# Our own bugs fail tests instead of becoming page problems (pipeline/errors.py triage);
+# set before anything imports pipeline, whose DEFAULT_PARAMS reads it.
+os.environ.setdefault("PDFINDEX_STRICT", "1")
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PDFINDEX_SHARED", ROOT.parent / "shared"))
 REALWORLD = SHARED / "corpus" / "realworld"

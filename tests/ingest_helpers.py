@@ -205,9 +205,11 @@ def build_mixed_folder(root: Path, realworld: Path | None) -> dict[str, Expected
 # ---- running pdfindex ----------------------------------------------------------------
 
 def cli_env(**extra: str) -> dict[str, str]:
-    """The environment minus every PDFINDEX_* setting of the caller, plus ``extra``."""
+    """The environment minus every PDFINDEX_* setting of the caller, in strict mode,
+    plus ``extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}
     env["PYTHONIOENCODING"] = "utf-8"
+    env["PDFINDEX_STRICT"] = "1"  # our own bugs fail the commands under test (tests/conftest.py)
     env.update(extra)
     return env
 
