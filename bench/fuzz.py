@@ -243,12 +243,17 @@ def limit_self(memory_mb: int) -> None:
 
 
 def run_child(tool: str, path: Path, timeout: float, memory_mb: int) -> Run:
-    """One child process; wait4 gives its own peak RSS (not the sum of children)."""
+    """One tool on one file in a fresh child process of this script."""
+    return run_command([sys.executable, str(Path(__file__).resolve()), "--child", tool, str(path),
+                        "--memory-mb", str(memory_mb)], timeout)
+
+
+def run_command(cmd: Sequence[str], timeout: float) -> Run:
+    """Run a child and classify it; wait4 gives its own peak RSS (not the sum of
+    every child's, as RUSAGE_CHILDREN would)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", tool, str(path),
-                                 "--memory-mb", str(memory_mb)],
-                                stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT)
+        proc = subprocess.Popen(list(cmd), stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT)
         hang = False
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -273,7 +278,7 @@ def run_child(tool: str, path: Path, timeout: float, memory_mb: int) -> Run:
     if code == 0:
         try:
             chars = int(json.loads(stdout.strip().splitlines()[-1])["chars"])
-        except (ValueError, KeyError, IndexError):
+        except (ValueError, KeyError, IndexError, TypeError):
             return Run("traceback", seconds, rss, "no result on stdout")
         return Run("text" if chars else "empty", seconds, rss)
     if code == EXIT_MEMORY:

@@ -54,6 +54,8 @@ def read_source(source: Source) -> tuple[bytes, str]:
             return fh.read(), name
     except OSError as exc:
         raise ExtractionError(name, f"cannot read file: {exc.strerror or exc}") from exc
+    except ValueError as exc:  # a NUL byte in the path
+        raise ExtractionError(repr(name), f"cannot read file: {exc}") from exc
 
 
 def rect_value(value: object) -> Rect | None:
@@ -235,6 +237,10 @@ class PdfFile:
             raise _Unreadable(NotAPdfError(self.name, f"broken page tree: {type(exc).__name__}: {exc}")) from exc
         if not pages:
             raise _Unreadable(NotAPdfError(self.name, "no pages found (missing or broken catalog / page tree)"))
+        if not isinstance(resolve1(self.doc.catalog.get("Pages")), dict):
+            # pdfminer.six found these by its own scan of /Type /Page objects, without
+            # the attributes they inherit: the rebuilt path does that properly.
+            raise _Unreadable(NotAPdfError(self.name, "no page tree (missing or broken catalog)"))
         return pages
 
     def _candidates(self, password: str | None) -> list[str]:

@@ -205,21 +205,34 @@ class RebuiltXRef(PDFBaseXRef):
 
 def objstm_members(data: bytes, n: object, first: object) -> tuple[list[tuple[int, int]], str | None]:
     """The (object number, offset) pairs an object stream's header lists, and what
-    its dictionary got wrong, if anything. /First is trusted only when the bytes
-    before it are all integers; /N only when it agrees with the header."""
-    header: list[int] | None = None
-    if isinstance(first, int) and 0 < first <= len(data):
+    its dictionary got wrong, if anything.
+
+    When /N and /First agree (the bytes before /First are exactly 2·N integers) they
+    are trusted. Otherwise each one that fits the header (a run of integer pairs
+    with increasing offsets) gives a count, and the larger wins: a lie that
+    shortens the header is the one that can still fit. When /First proves nothing,
+    the run itself is a candidate too."""
+    by_first: int | None = None
+    stated: list[int] = []
+    if isinstance(first, int) and not isinstance(first, bool) and 0 < first <= len(data):
         tokens = data[:first].split()
         if tokens and len(tokens) % 2 == 0 and all(t.isdigit() for t in tokens):
-            header = [int(t) for t in tokens]
-    problem = None
-    if header is None:
-        header = _leading_integers(data)
-        problem = f"/First {first!r} does not end its header"
-    count = len(header) // 2
+            stated = [int(t) for t in tokens]
+            by_first = len(tokens) // 2
+    valid_n = isinstance(n, int) and not isinstance(n, bool) and n >= 0
+    if valid_n and by_first is not None and by_first == n:
+        return [(stated[2 * i], stated[2 * i + 1]) for i in range(by_first)], None
+    run = _leading_integers(data)
+    fits = [c for c in (n if valid_n else None, by_first) if isinstance(c, int) and 0 < 2 * c <= len(run)]
+    if by_first is None:  # /First proves nothing: the run of pairs may be longer than /N
+        fits.append(len(run) // 2)
+    count = max(fits)
+    lies = []
     if n != count:
-        problem = f"/N says {n!r} but its header lists {count} objects" + (f"; {problem}" if problem else "")
-    return [(header[2 * i], header[2 * i + 1]) for i in range(count)], problem
+        lies.append(f"/N says {n!r} but its header lists {count} objects")
+    if by_first != count:
+        lies.append(f"/First {first!r} does not end its header")
+    return [(run[2 * i], run[2 * i + 1]) for i in range(count)], "; ".join(lies)
 
 
 def _leading_integers(data: bytes) -> list[int]:
