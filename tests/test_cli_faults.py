@@ -18,6 +18,7 @@ flushed before and after each test; tests skip when no Redis answers.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -26,13 +27,16 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 import redis
 
+from cli.main import main as cli_main
 from indexer import PageIndex, Status
 from tests.builders import font_resources, mono_font, text_line
 from tests.ingest_helpers import (
@@ -54,7 +58,7 @@ from tests.ingest_helpers import (
 )
 from tests.pdfwriter import PdfWriter
 from tests.test_ingest_celery import Cluster
-from tests.test_storage_faults import NOBODY, _fill, _unavailable, read_only_view, tmpfs
+from tests.test_storage_faults import NOBODY, _as_nobody, _fill, _unavailable, read_only_view, tmpfs
 
 REDIS_URL = os.environ.get("PDFINDEX_TEST_FAULTS_REDIS_URL", "redis://127.0.0.1:6379/11")
 RESULTS, WRITING, WRITER_LOCK = "pdfindex:results", "pdfindex:writing", "pdfindex:writer-lock"
@@ -172,6 +176,11 @@ def test_embedded_ingest_on_a_disk_that_fills_up_is_one_line_and_loses_nothing(t
         committed = [path for path in tags if str(path) in docs_by_path(ix)]
         assert 0 < len(committed) < len(tags)  # some batches were committed before the disk filled up
         assert find(ix, page_word("seed", 1)) == [(str(seed), 1)]
+        current = os.readlink(index / "current")
+        filler = _fill(disk, 16 * 1024)  # the same filler, now leaving no room for a copy of the index
+        assert_one_line(run_cli("reindex", "--index", index), 4, str(index), "no space left")
+        assert os.readlink(index / "current") == current and orphans(index) == []
+        assert PageIndex(index).check() == []
 
         filler.unlink()
         again = ingest(index, docs, "--workers", "1", env=env)
@@ -329,6 +338,76 @@ def test_index_owned_or_writable_by_others_is_refused_in_one_line_that_says_how_
     r = run_cli("search", page_word("alpha", 1), "--index", index)
     assert r.returncode == 0 and f"{built / 'docs' / 'a.pdf'}  p.1" in r.stdout, r.stdout + r.stderr
     assert PageIndex(index).check() == []
+
+
+def _cli_here(*args: str | Path) -> str:
+    """`pdfindex ARGS` run by this process's own entry point (the forked child of
+    ``_as_nobody`` cannot exec the interpreter, which lies under /root): its exit
+    status and stderr, as JSON."""
+    err = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(err):
+        status = cli_main([str(a) for a in args])
+    return json.dumps([status, err.getvalue()])
+
+
+def test_permission_denied_as_a_plain_user_is_exit_4_and_one_line(built: Path) -> None:
+    """As nobody (root is let through everywhere): an index whose folders or table of
+    contents its own user may not write or read. The ingest that must write is a
+    --prune of a removed file (the child cannot start an extraction pool: see below)."""
+    if os.geteuid() != 0:
+        _unavailable("dropping to another user needs root")
+    base = Path(tempfile.mkdtemp(prefix="pdfindex-cli-perm-"))
+    try:
+        os.chmod(base, 0o755)  # nobody must reach the files (pytest's tmp_path is root's alone)
+        index, scratch, empty = base / "index", base / "scratch", base / "empty"
+        empty.mkdir()
+        shutil.copytree(built / "index", index, symlinks=True)
+        gone = write(base / "gone.pdf", text_pdf("gone", 1))
+        ingest(index, gone)
+        shutil.copytree(index, scratch, symlinks=True)
+        gone.unlink()
+        # The same commands in this process first, as root on a scratch copy: the child,
+        # as nobody, cannot import what they import lazily (the interpreter lies under /root).
+        for argv in (("search", "alpha", "--index", scratch), ("status", "--index", scratch),
+                     ("ingest", empty, "--prune", "--index", scratch), ("reindex", "--index", scratch)):
+            assert json.loads(_cli_here(*argv))[0] == 0, argv
+        _chown_tree(index, NOBODY)
+        gen = generation(index)
+        toc = next(p for p in gen.iterdir() if p.name.endswith(".toc"))
+
+        def work() -> dict[str, str]:
+            for key in [k for k in os.environ if k.startswith("PDFINDEX_")]:
+                del os.environ[key]
+            os.environ["HOME"] = str(base)
+            out = {"search": _cli_here("search", page_word("alpha", 1), "--index", index)}
+            os.chmod(gen, 0o500)
+            out["ingest"] = _cli_here("ingest", empty, "--prune", "--index", index)
+            os.chmod(gen, 0o700)
+            os.chmod(toc, 0o000)
+            out["search unreadable"] = _cli_here("search", page_word("alpha", 1), "--index", index)
+            out["status unreadable"] = _cli_here("status", "--index", index)
+            os.chmod(toc, 0o600)
+            os.chmod(index, 0o500)
+            out["reindex"] = _cli_here("reindex", "--index", index)
+            os.chmod(index, 0o700)
+            out["ingest after"] = _cli_here("ingest", empty, "--prune", "--index", index)
+            return out
+
+        out = _as_nobody(work)
+        assert out.get("child error") is None, out
+        results = {key: json.loads(value) for key, value in out.items()}
+        assert results["search"] == [0, ""]
+        for key in ("ingest", "search unreadable", "status unreadable", "reindex"):
+            status, stderr = results[key]
+            assert_one_line(subprocess.CompletedProcess([key], status, "", stderr), 4, str(index),
+                            "permission denied", "owner and mode")
+        assert results["ingest after"] == [0, ""]  # the failures left no lock behind
+        _chown_tree(index, 0)
+        ix = PageIndex(index)
+        assert str(gone) not in docs_by_path(ix)  # pruned at last
+        assert ix.check() == [] and orphans(index) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 # ---- Celery: real workers over the real Redis ---------------------------------------------------
