@@ -8,14 +8,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
 import config
 
 from .errors import EXIT_INTERRUPTED, CliError
-from .search_cmd import _index_arg, _user_errors
+from .search_cmd import _index_arg, _user_errors, path_arg
 from .terminal import shown, write_json
 
 if TYPE_CHECKING:
@@ -24,9 +23,9 @@ if TYPE_CHECKING:
 
 def add_commands(sub: Any) -> None:
     p = sub.add_parser("ingest", help="extract PDFs and add their pages to the index")
-    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("paths", nargs="+", type=path_arg)
     p.add_argument("--recursive", "-r", action="store_true", help="descend into folders")
-    p.add_argument("--password-file", type=Path, help="passwords to try on encrypted files, one a line")
+    p.add_argument("--password-file", type=path_arg, help="passwords to try on encrypted files, one a line")
     p.add_argument("--workers", type=int, help="extraction processes (default: CPU cores; embedded mode)")
     p.add_argument("--prune", action="store_true", help="remove indexed documents whose files are gone")
     _index_arg(p)

@@ -51,8 +51,18 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_reindex)
 
 
+def path_arg(text: str) -> Path:
+    """A path from the command line. An empty one is refused: ``Path("")`` is the
+    current directory, where an index would be created (and the folder made private)
+    or which would be ingested whole, though nobody asked for either."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path (it would mean the current directory); give a path")
+    return Path(text)
+
+
 def _index_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--index", type=Path, help="index directory (default: $PDFINDEX_INDEX_DIR or the user data dir)")
+    p.add_argument("--index", type=path_arg,
+                   help="index directory (default: $PDFINDEX_INDEX_DIR or the user data dir)")
 
 
 @contextmanager

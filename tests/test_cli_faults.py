@@ -25,6 +25,7 @@ import random
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -231,6 +232,24 @@ def test_read_only_index_is_searched_and_refuses_writes_in_one_line(tmp_path: Pa
         assert_one_line(r, 4, str(view / "another"), "read-only")
     assert snapshot(source) == before
     assert PageIndex(source / "index").check() == []
+
+
+def test_an_empty_path_is_a_bad_command_line_not_the_current_directory(tmp_path: Path) -> None:
+    """``--index ""`` was the current directory: an index was created there and the
+    folder made private (chmod 0700); ``ingest ""`` ingested the current directory."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    os.chmod(cwd, 0o755)
+    write(cwd / "here.pdf", text_pdf("here", 1))
+    pdf = write(tmp_path / "a.pdf", text_pdf("alpha", 1))
+    env = cli_env(PYTHONPATH=str(ROOT))
+    for argv in (("ingest", pdf, "--index", ""), ("search", "alpha", "--index", ""), ("status", "--index", ""),
+                 ("reindex", "--index", ""), ("ingest", "", "--index", tmp_path / "index"),
+                 ("ingest", pdf, "--password-file", "", "--index", tmp_path / "index")):
+        r = subprocess.run(cli_argv(*argv), cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and "empty path" in r.stderr and "Traceback" not in r.stderr, (argv, r.stderr)
+    assert sorted(os.listdir(cwd)) == ["here.pdf"] and stat.S_IMODE(cwd.stat().st_mode) == 0o755
+    assert not (tmp_path / "index").exists()
 
 
 # ---- 3. damaged files, and an index someone else may have written --------------------
