@@ -28,7 +28,7 @@ from pdfminer.pdfexceptions import PDFObjectNotFound
 from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser, PDFSyntaxError
 from pdfminer.pdftypes import PDFObjRef, PDFStream, int_value, resolve1
-from pdfminer.psparser import PSEOF, PSLiteral
+from pdfminer.psparser import PSEOF, PSBaseParser, PSKeyword, PSLiteral
 from pdfminer.utils import decode_text
 
 from .errors import DAMAGE, ExtractionError, NotAPdfError, PasswordError
@@ -85,6 +85,52 @@ MAX_XREF_SECTIONS = 4096
 MAX_REF_HOPS = 32
 
 
+class _Parser(PDFParser):
+    """pdfminer.six's parser, with a stream whose /Length does not end at its
+    ``endstream`` (a wrong or damaged number) cut at the ``endstream`` instead:
+    pdfminer.six takes exactly /Length bytes whenever the xref was readable, so a
+    /Length of 0 gives an empty page with no problem, and a long one swallows
+    ``endstream endobj`` and the next objects."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(BytesIO(data))
+        self.data = data
+
+    def do_keyword(self, pos: int, token: PSKeyword) -> None:
+        super().do_keyword(pos, token)
+        if token is not self.KEYWORD_STREAM or self.fallback or not self.curstack:
+            return
+        stream = self.curstack[-1][1]
+        if not isinstance(stream, PDFStream) or stream.rawdata is None:
+            return
+        data = self.data
+        # where pdfminer.six starts the data: after the line holding the keyword
+        cr, lf = data.find(b"\r", pos, pos + 256), data.find(b"\n", pos, pos + 256)
+        eol = min(i for i in (cr, lf) if i >= 0) if max(cr, lf) >= 0 else -1
+        if eol < 0:
+            return
+        start = eol + (2 if data.startswith(b"\r\n", eol) else 1)
+        end = start + len(stream.rawdata)
+        if data[end:end + 64].lstrip().startswith(b"endstream"):
+            return  # the healthy case
+        found = data.find(b"endstream", start)
+        if found < 0:
+            return  # cut off before its end: keep what /Length gave
+        raw = data[start:found]
+        for ending in (b"\r\n", b"\n", b"\r"):
+            if raw.endswith(ending):
+                raw = raw[:-len(ending)]
+                break
+        stream.rawdata = raw
+        # pdfminer.six's own search may have run past it; the base seek keeps the stack
+        PSBaseParser.seek(self, found + len(b"endstream"))
+        doc = self.doc
+        if isinstance(doc, _Document):
+            note = "a stream's /Length does not end at its endstream; its data was taken up to endstream"
+            if note not in doc.notes:
+                doc.notes.append(note)
+
+
 def _read_section(parser: PDFParser, start: int) -> PDFBaseXRef:
     """One xref section (table or stream) at ``start``, as pdfminer.six's
     ``PDFDocument.read_xref_from`` reads it, without following its /Prev."""
@@ -120,7 +166,25 @@ class _Document(PDFDocument):
     def __init__(self, parser: PDFParser, password: str = "", *, rebuilt: RebuiltXRef | None = None) -> None:
         self.notes: list[str] = []
         self._rebuilt = rebuilt
+        self._scanned: RebuiltXRef | None = None
+        self._found_by_scan = False
         super().__init__(parser, password)
+
+    def _add_scanned_table(self) -> bool:
+        """On the first object the file's own tables cannot give (offsets shifted by
+        a deleted or inserted range, a broken entry), a table rebuilt by scanning
+        becomes the last one looked in. Only then is the file scanned: a healthy
+        file whose references all resolve never is. False when there is none to add."""
+        if self._rebuilt is not None or self._scanned is not None or self._parser is None or not self.xrefs:
+            return False
+        data = getattr(self._parser, "data", None)
+        if not isinstance(data, bytes):
+            return False
+        self._scanned = RebuiltXRef(data)
+        self._scanned.scan()
+        self.xrefs.append(self._scanned)
+        self._scanned.expand_object_streams(self, self.notes)
+        return True
 
     def find_xref(self, parser: PDFParser) -> int:
         return 0 if self._rebuilt is not None else super().find_xref(parser)
@@ -153,7 +217,15 @@ class _Document(PDFDocument):
                 stack.append(int_value(trailer["XRefStm"]))
 
     def getobj(self, objid: int) -> object:
-        obj = super().getobj(objid)
+        try:
+            obj = super().getobj(objid)
+        except PDFObjectNotFound:
+            if not self._add_scanned_table():
+                raise
+            obj = super().getobj(objid)  # now also looked up in the scanned table
+            if not self._found_by_scan:
+                self._found_by_scan = True
+                self.notes.append("xref table damaged: objects found by scanning the file")
         hops = 0
         while isinstance(obj, PDFObjRef):
             hops += 1
@@ -241,6 +313,10 @@ class PdfFile:
             # pdfminer.six found these by its own scan of /Type /Page objects, without
             # the attributes they inherit: the rebuilt path does that properly.
             raise _Unreadable(NotAPdfError(self.name, "no page tree (missing or broken catalog)"))
+        if getattr(self.doc, "_found_by_scan", False) and not any(has_content(self.doc, p) for p in pages):
+            # the table had to be rebuilt and gave only blank pages: as in _recover,
+            # that is no document
+            raise _Unreadable(NotAPdfError(self.name, "no pages found (broken xref table)"))
         return pages
 
     def _candidates(self, password: str | None) -> list[str]:
@@ -261,13 +337,13 @@ class PdfFile:
         for candidate in self._candidates(password):
             try:
                 try:
-                    doc = _Document(PDFParser(BytesIO(data)), password=candidate)
+                    doc = _Document(_Parser(data), password=candidate)
                 except PDFSyntaxError as exc:
                     repaired = _with_found_catalog(data) if "Root" in str(exc) else None
                     if repaired is None:
                         raise
                     data = repaired
-                    doc = _Document(PDFParser(BytesIO(data)), password=candidate)
+                    doc = _Document(_Parser(data), password=candidate)
                 self.encrypted = doc.encryption is not None
                 return doc
             except PDFPasswordIncorrect as exc:
@@ -291,7 +367,7 @@ class PdfFile:
         for candidate in self._candidates(password):
             rebuilt = RebuiltXRef(self.data)
             try:
-                doc = _Document(PDFParser(BytesIO(self.data)), password=candidate, rebuilt=rebuilt)
+                doc = _Document(_Parser(self.data), password=candidate, rebuilt=rebuilt)
             except PDFPasswordIncorrect as exc:
                 last = exc
                 continue

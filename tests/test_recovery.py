@@ -22,7 +22,7 @@ import pipeline
 from pipeline.document import REBUILT_NOTE
 from tests.builders import font_resources, mono_font, text_line
 from tests.conftest import ROOT
-from tests.pdfwriter import PdfWriter
+from tests.pdfwriter import Name, PdfWriter
 
 WORDS = ["alpha bravo", "charlie delta", "echo foxtrot"]
 
@@ -129,6 +129,30 @@ def test_objects_inside_stream_data_do_not_shadow_real_ones() -> None:
     assert _texts(doc) == ["kilo"]
     assert REBUILT_NOTE in doc.pages[0].problems
     assert not any("page found by scanning" in p for p in doc.pages[0].problems)  # through the real tree
+
+
+# ---- streams whose /Length lies ----------------------------------------------------------
+
+@pytest.mark.parametrize("delta", [None, -5, +2, +40, 10**9])
+@pytest.mark.parametrize("filt", [None, "FlateDecode"])
+def test_content_stream_with_a_lying_length(delta: int | None, filt: str | None) -> None:
+    import zlib
+
+    from tests.pdfwriter import Stream
+
+    w = PdfWriter()
+    font = mono_font(w)
+    content = text_line(72, 700, b"(november oscar) Tj")
+    data = zlib.compress(content) if filt else content
+    length = 0 if delta is None else max(0, len(data) + delta)
+    extra: dict[str, object] = {"Length": length}
+    if filt:
+        extra["Filter"] = Name(filt)
+    ref = w.add(Stream(extra, data))
+    w.add_page(ref, resources=font_resources(font))
+    page = pipeline.extract(w.to_bytes()).pages[0]
+    assert page.text == "november oscar"
+    assert any("/Length does not end at its endstream" in p for p in page.problems)
 
 
 # ---- object streams whose /N or /First lie ---------------------------------------------
