@@ -14,12 +14,15 @@ measured in one run on one generated folder of PDFs:
   CPU: with two CPUs, "1 process" still has the writer beside it on the other core.
 * **celery**: the same command with ``PDFINDEX_BROKER_URL`` set, while one worker
   ``celery -A workers.app worker -Q extract,index --concurrency N`` runs, N = 1
-  and 2.  The worker is started and pinged until it answers *before* the clock
-  starts (its start-up is not timed) and stopped after (warm shutdown, then its
-  process group is killed if anything is left, also on errors and SIGTERM).  The
-  index writes are ``pdfindex.write`` tasks in the same pool, so the N processes
-  share extraction and writing.  Only Redis database 14 is used, flushed before
-  each worker starts; the run refuses to start if any other worker answers there.
+  and 2.  The worker and the command get ``PDFINDEX_ROOTS`` (the generated folder)
+  and ``PDFINDEX_INDEX_DIR`` (the run's fresh index, which the worker writes).  The
+  worker is started and its log watched for its "ready." line *before* the clock
+  starts (its start-up is not timed; it answers no ping, remote control being off)
+  and stopped after (warm shutdown, then its process group is killed if anything
+  is left, also on errors and SIGTERM).  The index writes are ``pdfindex.write``
+  tasks in the same pool, so the N processes share extraction and writing.  Only
+  Redis database 14 is used, flushed before each worker starts; the Celery runs are
+  refused if any other client is connected to that database (Redis CLIENT LIST).
   The client polls Redis every 0.5 s, so a Celery time can be up to 0.5 s late.
 * **scaling**: pages/s with 2 processes over 1, per mode, against the target.
 * **phase split**: the single-process CPU time of (a) ``pipeline.extract`` over
@@ -428,6 +431,18 @@ def child_env(broker_url: str | None) -> dict[str, str]:
     return env
 
 
+def celery_env(broker_url: str, folder: Path, index_dir: Path) -> dict[str, str]:
+    """The environment of the worker and of the ingest client of a Celery run. Both
+    need PDFINDEX_ROOTS (a worker refuses to start without it, the client refuses
+    files outside it), and the worker writes the index of its own
+    PDFINDEX_INDEX_DIR (messages carry no directory), so that must be the index
+    the client is given with --index. Absolute paths: relative roots are refused."""
+    env = child_env(broker_url)
+    env["PDFINDEX_ROOTS"] = str(folder.resolve())
+    env["PDFINDEX_INDEX_DIR"] = str(index_dir.resolve())
+    return env
+
+
 def ingest_command(folder: Path, index_dir: Path, workers: int | None) -> list[str]:
     cmd = [sys.executable, "-m", "cli.main", "ingest", str(folder), "--index", str(index_dir)]
     return cmd + (["--workers", str(workers)] if workers is not None else [])
@@ -552,16 +567,23 @@ def _flush(redis_url: str) -> None:
         client.close()
 
 
-def _ping(broker_url: str, destination: list[str] | None, timeout: float) -> list[str]:
-    """Names of the workers that answer a ping on this broker."""
-    from celery import Celery  # noqa: PLC0415
+def other_clients(redis_url: str) -> list[str]:
+    """The other connections to database REDIS_DB ("addr name=..."), from CLIENT
+    LIST. Workers no longer answer Celery's ping (remote control is off), but a
+    worker, or a client, of someone else on that database still holds a connection
+    to it. Raises RuntimeError when the server cannot be asked."""
+    import redis  # noqa: PLC0415
 
-    app = Celery("pdfindex-bench-ping", broker=broker_url)
+    client = redis.Redis.from_url(f"{redis_url}/{REDIS_DB}", socket_timeout=10)
     try:
-        replies = app.control.ping(destination=destination, timeout=timeout)
+        own = client.client_id()
+        clients = client.client_list()
+    except redis.RedisError as exc:
+        raise RuntimeError(f"cannot list the clients of Redis database {REDIS_DB}: {exc}") from None
     finally:
-        app.close()
-    return [name for reply in replies for name in reply]
+        client.close()
+    return [f"{c.get('addr')} name={c.get('name') or '-'}" for c in clients
+            if str(c.get("db")) == str(REDIS_DB) and str(c.get("id")) != str(own)]
 
 
 def _alive(proc: subprocess.Popen[bytes]) -> bool:
@@ -605,29 +627,38 @@ class Worker:
         return group_cpu(self.pid)
 
 
+def ready_line(name: str) -> re.Pattern[str]:
+    """The line a worker called ``name`` ("x@host") logs, at INFO, once it consumes."""
+    return re.compile(rf"^.*\b{re.escape(name)} ready\.\s*$", re.M)
+
+
 @contextlib.contextmanager
 def celery_worker(concurrency: int, env: Mapping[str, str], log: Path,
                   ready_timeout: float = WORKER_READY_TIMEOUT) -> Iterator[Worker]:
     """Run one worker on the queues extract and index until the block ends, even on
-    errors or Ctrl-C; yields once it answers a ping. The worker leads a process
-    group of its own, so its pool can be stopped with it and nothing else is."""
+    errors or Ctrl-C; yields once its log says "<name> ready." (remote control is
+    off, so it answers no ping; INFO logging for that line adds a few lines a file).
+    The worker leads a process group of its own, so its pool can be stopped with it
+    and nothing else is."""
     name = f"pdfindex-bench-{os.getpid()}-{concurrency}@{socket.gethostname()}"
     cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", "extract,index",
-           "--concurrency", str(concurrency), "-n", name, "--loglevel", "WARNING",
-           "--without-gossip", "--without-mingle"]
+           "--concurrency", str(concurrency), "-n", name, "--loglevel", "INFO",
+           "--without-gossip", "--without-mingle", "--without-heartbeat"]
+    ready = ready_line(name)
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + ready_timeout
         while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"celery worker exited with {proc.returncode}: "
-                                   f"{_tail(log.read_text(errors='replace'))}")
-            if name in _ping(env["PDFINDEX_BROKER_URL"], [name], 1.0):
+            text = log.read_text(errors="replace") if log.exists() else ""
+            if ready.search(text):
                 break
+            if proc.poll() is not None:
+                raise RuntimeError(f"celery worker exited with {proc.returncode}: {_tail(text)}")
             if time.monotonic() > deadline:
-                raise RuntimeError(f"celery worker not ready after {ready_timeout:g} s")
+                raise RuntimeError(f"celery worker not ready after {ready_timeout:g} s: {_tail(text)}")
+            time.sleep(0.1)
         yield Worker(name, proc.pid)
     finally:
         _stop(proc, WORKER_STOP_TIMEOUT)
@@ -637,8 +668,8 @@ def celery_once(corpus: Corpus, concurrency: int, workdir: Path, timeout: float,
                 quiet: Quiet) -> Run:
     """Database REDIS_DB flushed, a fresh worker started and ready, then one timed
     ingest through it into a fresh index; the worker is stopped whatever happens."""
-    env = child_env(f"{redis_url}/{REDIS_DB}")
     index_dir = workdir / f"index-celery-{concurrency}"
+    env = celery_env(f"{redis_url}/{REDIS_DB}", corpus.folder, index_dir)
     _flush(redis_url)
     try:
         with celery_worker(concurrency, env, workdir / f"worker-{concurrency}.log") as worker:
@@ -1104,7 +1135,9 @@ def _raise_on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 def run(args: argparse.Namespace, workdir: Path) -> Report:
     start = time.perf_counter()
-    corpus = build_corpus(args.keep or workdir / "pdfs", args.files, args.pages_per_file, args.seed)
+    # absolute: the commands run in ROOT, and PDFINDEX_ROOTS must name the same folder
+    folder = args.keep.resolve() if args.keep else workdir / "pdfs"
+    corpus = build_corpus(folder, args.files, args.pages_per_file, args.seed)
     print(f"generated {len(corpus.files)} PDFs, {corpus.pages} pages in {time.perf_counter() - start:.1f} s: "
           f"{corpus.folder}", file=sys.stderr)
     report = Report(corpus)
@@ -1114,11 +1147,14 @@ def run(args: argparse.Namespace, workdir: Path) -> Report:
         configs.insert(0, ("embedded", 1, True))
     results: dict[tuple[str, int, bool], list[Run]] = {config: [] for config in configs}
     if "celery" in args.modes:
-        others = _ping(f"{args.redis}/{REDIS_DB}", None, 1.0)
-        if others:  # their tasks and ours would mix; never touch someone else's worker
+        try:
+            others = other_clients(args.redis)
+            problem = f"other clients are connected to Redis database {REDIS_DB}: {', '.join(others[:5])}"
+        except RuntimeError as exc:
+            others, problem = ["?"], str(exc)
+        if others:  # their tasks and ours would mix; never flush under someone else's worker
             for n in PROCESS_COUNTS:
-                results[("celery", n, False)].append(Run("celery", n, None, corpus.pages, error=(
-                    f"other Celery workers answer on database {REDIS_DB}: {', '.join(others)}")))
+                results[("celery", n, False)].append(Run("celery", n, None, corpus.pages, error=problem))
     for attempt in range(args.runs):  # round-robin: a drift in machine load touches every configuration
         for mode, n, one_cpu in configs:
             done = results[(mode, n, one_cpu)]

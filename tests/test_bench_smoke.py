@@ -2,8 +2,16 @@
 build a PDF that pipeline.extract reads back word for word. Nothing is timed."""
 from __future__ import annotations
 
+import importlib
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
+
+import pytest
+import redis
 
 import pipeline
 from bench.extract_speed import VOCABULARY, build_document
@@ -38,3 +46,73 @@ def test_generated_document_is_deterministic(tmp_path: Path) -> None:
     b = build_document(tmp_path / "b.pdf", pages=3)
     assert a.path.read_bytes() == b.path.read_bytes()
     assert a.pages == b.pages
+
+
+# ---- bench/ingest_throughput.py, Celery mode ------------------------------------------
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "ingest_throughput.py"
+BENCH_REDIS = "redis://127.0.0.1:6379"
+
+
+def _throughput_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """bench/ingest_throughput.py imports its sibling extract_speed as a script does."""
+    monkeypatch.syspath_prepend(str(BENCH.parent))
+    return importlib.import_module("bench.ingest_throughput")
+
+
+def _bench_db(module: ModuleType) -> redis.Redis:
+    client = redis.Redis.from_url(f"{BENCH_REDIS}/{module.REDIS_DB}", socket_connect_timeout=2, socket_timeout=10)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        client.close()
+        pytest.skip(f"no Redis answers at {BENCH_REDIS} ({exc})")
+    return client
+
+
+def test_other_clients_names_a_connection_to_the_bench_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers answer no ping any more: the benchmark finds someone else's worker on
+    its database by that worker's connection, and not its own check connection."""
+    module = _throughput_module(monkeypatch)
+    if module.other_clients(BENCH_REDIS):
+        pytest.skip(f"Redis database {module.REDIS_DB} is in use (a benchmark running?)")
+    other = _bench_db(module)
+    elsewhere = redis.Redis.from_url(f"{BENCH_REDIS}/{module.REDIS_DB - 1}", socket_timeout=10)
+    try:
+        other.client_setname("someone-elses-worker")
+        elsewhere.client_setname("other-database")
+        elsewhere.ping()
+        found = module.other_clients(BENCH_REDIS)
+    finally:
+        other.close()
+        elsewhere.close()
+    assert len(found) == 1 and found[0].endswith("name=someone-elses-worker"), found
+
+
+def test_other_clients_of_an_unreachable_server_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = _throughput_module(monkeypatch)
+    with pytest.raises(RuntimeError, match=r"^cannot list the clients of Redis database \d+: "):
+        module.other_clients("redis://127.0.0.1:1")
+
+
+@pytest.mark.slow
+def test_celery_mode_ingests_everything_with_one_and_two_processes(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    """A tiny run of the Celery mode end to end: real Redis, real workers (which need
+    PDFINDEX_ROOTS and write their own PDFINDEX_INDEX_DIR, and answer no ping). A run
+    counts only when its index holds every page and file, which the bench checks."""
+    module = _throughput_module(monkeypatch)
+    _bench_db(module).close()
+    if module.other_clients(BENCH_REDIS):
+        pytest.skip(f"Redis database {module.REDIS_DB} is in use (a benchmark running?)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--files", "2", "--pages-per-file", "2", "--modes", "celery", "--runs", "1",
+         "--quiet-wait", "0", "--no-split", "--keep", "pdfs"],  # relative to cwd, not to ROOT
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    assert "Traceback" not in done.stderr, done.stderr
+    rows = {int(m.group(1)): float(m.group(2))
+            for m in re.finditer(r"^  celery\s+(\d+)\s+([\d.]+)\s+[\d.]+\s", done.stdout, re.M)}
+    assert sorted(rows) == [1, 2] and all(seconds > 0 for seconds in rows.values()), done.stdout
+    assert "FAILED" not in done.stdout, done.stdout
