@@ -40,6 +40,7 @@ import redis
 from cli.main import main as cli_main
 from indexer import PageIndex, Status
 from tests.builders import font_resources, mono_font, text_line
+from workers.queue import RESULTS, WRITER_ERROR, WRITER_LOCK, WRITING
 from tests.ingest_helpers import (
     ROOT,
     cli_argv,
@@ -62,7 +63,6 @@ from tests.test_ingest_celery import Cluster
 from tests.test_storage_faults import NOBODY, _as_nobody, _fill, _unavailable, read_only_view, tmpfs
 
 REDIS_URL = os.environ.get("PDFINDEX_TEST_FAULTS_REDIS_URL", "redis://127.0.0.1:6379/11")
-RESULTS, WRITING, WRITER_LOCK = "pdfindex:results", "pdfindex:writing", "pdfindex:writer-lock"
 
 #: The progress log lines `pdfindex ingest` writes to a stderr that is not a terminal.
 _PROGRESS = re.compile(r"pdfindex: \d+/\d+ files, ")
@@ -534,11 +534,6 @@ def test_celery_ingest_of_a_name_that_is_not_utf8_keeps_it_exactly_and_does_not_
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "bug in workers/queue.py (_write_isolating/_unwritable): a StorageError of the commit is taken for a bad "
-    "document, so on a full disk every file of the batch is recorded FAILED ('could not be written to the index: "
-    "StorageError: ... no space left') and dropped from pdfindex:writing; failed files are skipped by later ingests "
-    "(workers/plan.py), so they are lost"))
 def test_celery_writer_on_a_full_disk_keeps_the_batch_and_writes_it_once_space_is_freed(
         clusters: list[Cluster], broker: redis.Redis, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
@@ -554,9 +549,10 @@ def test_celery_writer_on_a_full_disk_keeps_the_batch_and_writes_it_once_space_i
         try:
             writer = cluster.workers["writer"]
             wait_for(lambda: "no space left" in writer.log_text(), 60, "the writer to log the full disk")
-            # Every file extracted and handed off; the writer tried and gave up for now.
+            # Every file extracted and handed off; the writer tried, keeps the batch and retries later.
             wait_for(lambda: broker.llen("extract") == 0 and broker.llen(RESULTS) == 0
                      and _write_tasks_settled(cluster), 60, "the extraction and the write kicks to end")
+            assert "no space left" in broker.get(WRITER_ERROR).decode()  # what waiting clients are told
             log = writer.log_text()
             assert str(index) in log and "Traceback" not in log, log[-3000:]
             assert broker.llen(WRITING) == len(tags)  # the batch is kept, nothing dropped

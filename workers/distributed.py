@@ -66,10 +66,27 @@ def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | Non
     if password_file is not None:
         print(PASSWORD_FILE_NOTE, file=sys.stderr)
     if os.path.realpath(index.root) != os.path.realpath(settings.index_dir):
-        print(f"pdfindex: note: the index writer writes its own PDFINDEX_INDEX_DIR; this run follows {index.root} "
-              f"(PDFINDEX_INDEX_DIR here is {settings.index_dir})", file=sys.stderr)
+        print("pdfindex: note: the index writer writes its own PDFINDEX_INDEX_DIR; this run follows the index "
+              "given with --index, which is not this machine's PDFINDEX_INDEX_DIR", file=sys.stderr)
     with queue.broker_errors(settings):
         _run(index, jobs, settings, summary, progress)
+
+
+def _warn_quiet(r: redis.Redis) -> None:
+    """After a minute without progress: the writer's own complaint when it has one
+    (a full disk, say), with a kick for it to try again; else the likely cause."""
+    from .tasks import write  # noqa: PLC0415 - the Celery app only when a broker is used
+
+    with contextlib.suppress(redis.RedisError):
+        trouble = r.get(queue.WRITER_ERROR)
+        if trouble:
+            text = trouble.decode("utf-8", "replace") if isinstance(trouble, bytes) else str(trouble)
+            print(f"pdfindex: no progress for a minute; the index writer reports: {text!a}; "
+                  "the files wait in the queue and the writer is asked to try again", file=sys.stderr)
+            write.delay()
+            return
+    print("pdfindex: no progress for a minute; is a worker running for the extract and index queues "
+          "(`pdfindex worker`)?", file=sys.stderr)
 
 
 def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary, progress: Progress) -> None:
@@ -122,8 +139,7 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
                     progress.advance()
                     last_progress = time.monotonic()
             if time.monotonic() - last_progress > _QUIET_WARNING:
-                print("pdfindex: no progress for a minute; is a worker running for the extract and index queues "
-                      "(`pdfindex worker`)?", file=sys.stderr)
+                _warn_quiet(r)
                 last_progress = time.monotonic()
             time.sleep(_POLL)
     except KeyboardInterrupt:
@@ -152,6 +168,6 @@ def _brief(raw: bytes | str) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         ok = False
     if not ok:
-        print(f"pdfindex: ignored a malformed progress entry in the broker: {str(raw)[:100]}", file=sys.stderr)
+        print(f"pdfindex: ignored a malformed progress entry in the broker: {str(raw)[:100]!a}", file=sys.stderr)
         return None
     return dict(info)

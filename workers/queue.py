@@ -34,7 +34,7 @@ import redis
 from redis.exceptions import LockError
 
 from config import Settings, redact_url
-from indexer import DocumentRecord, IndexBusy, Status
+from indexer import DocumentRecord, IndexBusy, Status, StorageError
 
 from .errors import BrokerError, IngestError
 
@@ -439,13 +439,21 @@ def _take(r: redis.Redis, raw: Any, roots: Sequence[Path], verify: Callable[[byt
         return None
 
 
+#: The writer's last storage error (one line), for waiting ingest clients to show.
+WRITER_ERROR = "pdfindex:writer-error"
+
+#: Errors of the index, its storage or the broker, not of an item: the batch stays in
+#: pdfindex:writing for the next writer instead of being recorded as failed.
+_KEEP_BATCH = (LockLost, IndexBusy, StorageError, OSError, redis.RedisError, MemoryError)
+
+
 def _write_isolating(batch: list[HandOff], write: WriteBatch, ensure: Callable[[], None]) -> list[dict[str, Any]]:
     """``write(batch)``; if the index refuses the batch for a reason that is not the
     storage's or the lock's, each item alone, so one document the index cannot take
     becomes a failure (recorded if possible) instead of stalling the queue."""
     try:
         return write(batch, ensure)
-    except (LockLost, IndexBusy, OSError, redis.RedisError, MemoryError):
+    except _KEEP_BATCH:
         raise  # the index or the broker is in trouble, not the item: keep the batch
     except Exception as exc:  # noqa: BLE001 - whatever one bad document makes the index raise
         if len(batch) > 1:
@@ -467,7 +475,7 @@ def _unwritable(handoff: HandOff, exc: BaseException, write: WriteBatch,
     failed = HandOff(handoff.run_id, handoff.job_hash, Outcome(record, [], handoff.job_hash))
     try:
         (info,) = write([failed], ensure)
-    except (LockLost, IndexBusy, OSError, redis.RedisError, MemoryError):
+    except _KEEP_BATCH:
         raise
     except Exception as again:  # noqa: BLE001 - not even the failure record: report it to the run only
         log.error("pdfindex writer: %s: its failure record could not be written either: %s", doc.path, again)

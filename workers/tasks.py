@@ -13,6 +13,7 @@ from this worker's settings only.
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import redis
 from celery import Task
 from celery.utils.log import get_task_logger
 
-from indexer import IndexBusy, PageIndex, Status
+from indexer import IndexBusy, PageIndex, Status, StorageError
 
 from . import queue
 from .app import app, settings, signer
@@ -163,10 +164,13 @@ def write_batch(index: PageIndex, batch: list[queue.HandOff], ensure: Any) -> li
 
 @app.task(name="pdfindex.write", bind=True, max_retries=WRITE_RETRIES)
 def write(self: Task) -> None:
-    index = PageIndex(settings.index_dir, settings.language)
+    r = queue.client(settings)
     try:
-        queue.drain(queue.client(settings), settings.batch_pages,
-                    lambda batch, ensure: write_batch(index, batch, ensure), settings.roots, _VERIFY)
+        index = PageIndex(settings.index_dir, settings.language)
+        queue.drain(r, settings.batch_pages, lambda batch, ensure: write_batch(index, batch, ensure),
+                    settings.roots, _VERIFY)
+        with suppress(redis.RedisError):
+            r.delete(queue.WRITER_ERROR)
     except (IndexBusy, queue.WriterBusy) as exc:
         # Try again soon: a dead writer's lock expires, a busy index frees up.
         if self.request.retries >= WRITE_RETRIES:
@@ -174,5 +178,12 @@ def write(self: Task) -> None:
                         "drains the queue", self.request.retries, exc)
             return
         raise self.retry(exc=exc, countdown=2) from None
+    except StorageError as exc:
+        # Disk full, read-only, damaged or untrusted index: the batch stays in
+        # pdfindex:writing for the next kick (a waiting ingest client sends one each
+        # minute and shows this error).
+        log.error("pdfindex: the index writer cannot write: %s", exc)
+        with suppress(redis.RedisError):
+            r.set(queue.WRITER_ERROR, str(exc)[:300], ex=3600)
     except queue.LockLost as exc:
         log.error("pdfindex: the index writer stopped: %s", exc)
