@@ -144,8 +144,9 @@ def _check_owner_and_mode(root: Path, path: Path, st: os.stat_result, label: str
         raise _refuse(root, label, f"is owned by uid {st.st_uid}, not by you (uid {euid})",
                       f"if you trust it, `chown -R {euid} {root}`, else give another --index")
     if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise _refuse(root, label, f"is writable by {'group and others' if st.st_mode & stat.S_IWOTH else 'its group'}"
-                      f" (mode {stat.S_IMODE(st.st_mode):04o})",
+        who = " and ".join(name for name, bit in (("its group", stat.S_IWGRP), ("others", stat.S_IWOTH))
+                           if st.st_mode & bit)
+        raise _refuse(root, label, f"is writable by {who} (mode {stat.S_IMODE(st.st_mode):04o})",
                       f"if you trust it, `chmod -R go-w {root}`, else give another --index")
 
 
@@ -292,6 +293,7 @@ def open_index(root: Path, language: str, create: bool = True) -> tuple[Path, Fi
     if path is None:
         if not create:
             raise FileNotFoundError(f"no index at {root}")
+        _refuse_foreign_folder(root)
         path, ix = new_generation(root, language)
         switch_to(root, path)
         _tighten(root, path)
@@ -306,6 +308,20 @@ def open_index(root: Path, language: str, create: bool = True) -> tuple[Path, Fi
         )
     _tighten(root, path)
     return path, open_generation(root, path)
+
+
+def _refuse_foreign_folder(root: Path) -> None:
+    """A new index goes into a new or empty folder (or one left by an interrupted
+    first creation): never into a folder of the user's documents, which creating an
+    index would make private (0700) and fill with generations."""
+    with storage_faults(root, "creating the index"):
+        if not root.is_dir():
+            return
+        foreign = [p.name for p in root.iterdir() if not (_GENERATION.match(p.name) or p.name.startswith(".current-"))]
+    if foreign:
+        raise StorageError(f"{root}: not an index and not empty (it holds {foreign[0]!a}"
+                           f"{f' and {len(foreign) - 1} more' if len(foreign) > 1 else ''}); "
+                           "give a new or empty folder for the index")
 
 
 def open_generation(root: Path, path: Path) -> FileIndex:

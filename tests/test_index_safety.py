@@ -370,3 +370,26 @@ def test_sigusr1_during_a_commit_is_delivered_after_it(tmp_path: Path) -> None:
     assert seen == [True]
     assert PageIndex(root).search("document").total == 1500
     assert ix.check() == []
+
+
+def test_a_folder_of_other_files_is_not_made_into_an_index(tmp_path: Path) -> None:
+    """`--index ~/Documents` by mistake must not chmod the folder 0700 and fill it."""
+    folder = tmp_path / "Documents"
+    folder.mkdir(mode=0o755)
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(StorageError, match="not an index and not empty"):
+        PageIndex(folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    PageIndex(empty)  # an empty folder is fine
+    assert (empty / "current").is_symlink()
+
+
+def test_only_others_write_bit_is_named_as_such(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    PageIndex(root)
+    root.chmod(0o702)
+    with pytest.raises(UntrustedIndex, match=r"writable by others \(mode 0702\)"):
+        PageIndex(root)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -204,3 +206,25 @@ def test_extract_errors_name_the_file_escaped(tmp_path: Path) -> None:
     r = run_cli("extract", name)
     assert r.returncode == 1
     assert "\x1b" not in r.stderr and "x\\x1b[8mhidden.pdf" in r.stderr and "not a PDF" in r.stderr
+
+
+def test_prune_keeps_records_of_files_that_cannot_be_looked_at_now() -> None:
+    """A file that exists but cannot be stat'ed (permission denied, a share down) is
+    not gone: --prune must not delete its record. As a plain user, since root's
+    permission bypass would hide the case."""
+    from tests.test_storage_faults import _as_nobody, _unavailable
+    from workers.plan import _gone
+
+    if os.geteuid() != 0:
+        _unavailable("needs root to drop to the nobody user")
+    base = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        base.chmod(0o755)
+        private = base / "private"
+        private.mkdir(mode=0o700)
+        hidden = write(private / "hidden.pdf", text_pdf("hidden", 1))
+        missing = base / "missing.pdf"
+        seen = _as_nobody(lambda: {"hidden": str(_gone(str(hidden))), "missing": str(_gone(str(missing)))})
+    finally:
+        shutil.rmtree(base)
+    assert seen == {"hidden": "False", "missing": "True"}

@@ -57,5 +57,17 @@ def make_plan(index: PageIndex, paths: Iterable[Path], recursive: bool, retry_en
         planned.add(doc_hash)
         plan.jobs.append(Job(path, doc_hash))
     if prune:
-        plan.gone = [doc for doc in known.values() if not os.path.exists(doc.path)]
+        plan.gone = [doc for doc in known.values() if _gone(doc.path)]
     return plan
+
+
+def _gone(path: str) -> bool:
+    """Only a file that is really not there is gone: one that cannot be looked at
+    now (permission denied, a share timing out) keeps its record."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
