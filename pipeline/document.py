@@ -33,7 +33,7 @@ from pdfminer.utils import decode_text
 
 from .errors import DAMAGE, ExtractionError, NotAPdfError, PasswordError
 from .geometry import Rect, intersect, normalize_rect
-from .recover import RebuiltXRef, find_catalog, has_content, objstm_members, recovered_pages
+from .recover import Occurrences, RebuiltXRef, find_catalog, has_content, objstm_members, recovered_pages
 from .streams import read_stream
 
 # pdfminer.six logs recoverable damage at WARNING; we report it per page instead.
@@ -95,6 +95,7 @@ class _Parser(PDFParser):
     def __init__(self, data: bytes) -> None:
         super().__init__(BytesIO(data))
         self.data = data
+        self._endstreams = Occurrences(data, b"endstream")
 
     def do_keyword(self, pos: int, token: PSKeyword) -> None:
         super().do_keyword(pos, token)
@@ -113,7 +114,7 @@ class _Parser(PDFParser):
         end = start + len(stream.rawdata)
         if data[end:end + 64].lstrip().startswith(b"endstream"):
             return  # the healthy case
-        found = data.find(b"endstream", start)
+        found = self._endstreams.after(start)
         if found < 0:
             return  # cut off before its end: keep what /Length gave
         raw = data[start:found]

@@ -18,7 +18,9 @@ themselves in file order. Nothing here runs for a file that opens normally.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
+from io import BytesIO
 from typing import TYPE_CHECKING, Any
 
 from pdfminer.pdfdocument import PDFBaseXRef
@@ -35,16 +37,17 @@ if TYPE_CHECKING:
 #: ``N G obj`` anywhere (not only at a line start): writers put ``endobj 5 0 obj``
 #: on one line, and byte damage joins lines.
 _OBJ = re.compile(rb"(?<![0-9])([0-9]{1,10})\s+([0-9]{1,5})\s+obj(?![A-Za-z0-9_])")
-_STREAM_OR_END = re.compile(rb"\bstream(?:\r\n|\n|\r)|\bendobj\b")
-_ENDSTREAM = re.compile(rb"endstream")
+_STREAM = re.compile(rb"(?<!end)stream(?:\r\n|\n|\r)")
 _LENGTH = re.compile(rb"/Length\s+([0-9]{1,12})(?!\s+[0-9]+\s+R)")
 _TRAILER = re.compile(rb"trailer\s*<<")
 #: How far into an object its dictionary's /Type is looked for before parsing it.
 _HEAD = 4096
-_TYPE_PAGE = re.compile(rb"/Type\s*/Page(?![A-Za-z0-9_#])")
-_TYPE_OBJSTM = re.compile(rb"/Type\s*/ObjStm\b")
-_TYPE_XREF = re.compile(rb"/Type\s*/XRef\b")
-_TYPE_CATALOG = re.compile(rb"/Type\s*/Catalog\b")
+_TYPE = re.compile(rb"/Type\s*/(Pages|Page|ObjStm|XRef|Catalog)(?![A-Za-z0-9_#.-])")
+#: Only the last trailers and xref streams are read (the last one's keys win; a
+#: file of a million ``trailer <<`` must not be parsed a million times).
+MAX_TRAILERS = 32
+#: A trailer dictionary is parsed from at most this many bytes.
+TRAILER_WINDOW = 1 << 16
 #: Largest object number taken from a scan: beyond it a number is damage, and a huge
 #: one would only waste memory in the table.
 MAX_OBJID = 10_000_000
@@ -61,11 +64,28 @@ def _literal(value: object) -> str | None:
     return value.name if isinstance(value, PSLiteral) and isinstance(value.name, str) else None
 
 
-def _head(data: bytes, pos: int) -> bytes:
-    """The object's bytes up to its stream data or ``endobj`` (at most _HEAD)."""
-    chunk = data[pos:pos + _HEAD]
-    end = _STREAM_OR_END.search(chunk)
-    return chunk[:end.start()] if end else chunk
+class Occurrences:
+    """Where ``needle`` occurs in ``data``, found once (lazily), then looked up by
+    bisection: repeated "next one after here" searches stay linear overall."""
+
+    def __init__(self, data: bytes, needle: bytes | re.Pattern[bytes]) -> None:
+        self.data = data
+        self.needle = needle
+        self._found: list[int] | None = None
+
+    def after(self, pos: int) -> int:
+        """The first occurrence at or after ``pos``, or -1."""
+        if self._found is None:
+            if isinstance(self.needle, bytes):
+                found, at = [], self.data.find(self.needle)
+                while at >= 0:
+                    found.append(at)
+                    at = self.data.find(self.needle, at + 1)
+                self._found = found
+            else:
+                self._found = [m.start() for m in self.needle.finditer(self.data)]
+        i = bisect_left(self._found, pos)
+        return self._found[i] if i < len(self._found) else -1
 
 
 class RebuiltXRef(PDFBaseXRef):
@@ -91,61 +111,77 @@ class RebuiltXRef(PDFBaseXRef):
 
     # -- the scan (no parsing) -------------------------------------------------
     def scan(self) -> None:
+        """Object headers, in file order, skipping stream bodies: they are opaque
+        bytes that may hold ``N G obj`` of their own (an embedded PDF). Every
+        search is a bisection in positions found once, so the scan is linear in
+        the file however it is damaged."""
         data = self.data
-        pos = 0
-        while True:
-            m = _OBJ.search(data, pos)
-            if m is None:
-                break
-            objid, gen = int(m.group(1)), int(m.group(2))
+        streams = Occurrences(data, _STREAM)
+        endstreams = Occurrences(data, b"endstream")
+        endobjs = Occurrences(data, b"endobj")
+        skip_until = 0
+        for m in _OBJ.finditer(data):
             start = m.start()
-            pos = m.end()
-            if 0 < objid <= MAX_OBJID:
-                self.offsets[objid] = (None, start, gen)
-                self.position[objid] = start
-                head = _head(data, start)
-                if _TYPE_OBJSTM.search(head):
-                    self.object_streams.append(objid)
-                elif _TYPE_XREF.search(head):
-                    self.xref_streams.append(objid)
-                elif _TYPE_PAGE.search(head):
-                    self.page_candidates.append(objid)
-                elif _TYPE_CATALOG.search(head):
-                    self.catalogs.append(objid)
-            pos = self._skip_stream(pos)
+            if start < skip_until:
+                continue
+            objid, gen = int(m.group(1)), int(m.group(2))
+            if not 0 < objid <= MAX_OBJID:
+                continue
+            self.offsets[objid] = (None, start, gen)
+            self.position[objid] = start
+            head_end = min(len(data), m.end() + _HEAD)
+            endobj = endobjs.after(m.end())
+            if 0 <= endobj < head_end:
+                head_end = endobj
+            stream = streams.after(m.end())
+            in_stream = 0 <= stream < head_end
+            if in_stream:
+                head_end = stream
+            kind = _TYPE.search(data, m.end(), head_end)
+            name = kind.group(1) if kind else None
+            if name == b"ObjStm":
+                self.object_streams.append(objid)
+            elif name == b"XRef":
+                self.xref_streams.append(objid)
+            elif name == b"Page":
+                self.page_candidates.append(objid)
+            elif name == b"Catalog":
+                self.catalogs.append(objid)
+            if in_stream:
+                skip_until = self._stream_end(m.end(), stream, endstreams, endobjs)
 
-    def _skip_stream(self, pos: int) -> int:
-        """Past the object's stream data, if it has any: stream bodies are opaque
-        bytes that may hold ``N G obj`` of their own (an embedded PDF)."""
+    def _stream_end(self, dict_start: int, stream: int, endstreams: Occurrences, endobjs: Occurrences) -> int:
+        """Where a stream's body ends: at /Length when that lands on ``endstream``,
+        else at the next ``endstream``, or the next ``endobj`` when that comes first
+        (a damaged ``endstream`` must not hide the objects after it)."""
         data = self.data
-        end = _STREAM_OR_END.search(data, pos, pos + _HEAD) if pos < len(data) else None
-        if end is None or end.group().startswith(b"endobj"):
-            return end.end() if end else pos
-        body = end.end()
-        length = _LENGTH.search(data, pos, end.start())
+        body = _STREAM.match(data, stream)
+        start = body.end() if body else stream
+        length = _LENGTH.search(data, dict_start, stream)
         if length is not None:
-            stop = body + int(length.group(1))
-            if data.startswith(b"endstream", stop) or data[stop:stop + 12].lstrip().startswith(b"endstream"):
+            stop = start + int(length.group(1))
+            if data[stop:stop + 64].lstrip().startswith(b"endstream"):
                 return stop
-        found = _ENDSTREAM.search(data, body)
-        return found.end() if found else len(data)
+        ends = [e for e in (endstreams.after(start), endobjs.after(start)) if e >= 0]
+        return min(ends) if ends else start
 
     # -- what needs the parser ------------------------------------------------
     def load(self, parser: PDFParser) -> None:
         """pdfminer.six's xref contract, called while the document is being set up
         (before any decryption): the scan, then the trailer keys that survive."""
         self.scan()
-        for m in _TRAILER.finditer(self.data):
+        for pos in [m.start() for m in _TRAILER.finditer(self.data)][-MAX_TRAILERS:]:
+            window = PDFParser(BytesIO(self.data[pos:pos + TRAILER_WINDOW]))
+            if parser.doc is not None:
+                window.set_document(parser.doc)  # its references resolve through the document
             try:
-                parser.seek(m.start())
-                parser.reset()
-                parser.nexttoken()  # the keyword
-                _, dic = parser.nextobject()
+                window.nexttoken()  # the keyword
+                _, dic = window.nextobject()
             except DAMAGE:
                 continue
             if isinstance(dic, dict):
                 self._take_trailer_keys(dic)
-        for objid in self.xref_streams:
+        for objid in self.xref_streams[-MAX_TRAILERS:]:
             obj = self._parse_plain(parser, objid)
             if isinstance(obj, PDFStream):
                 self._take_trailer_keys(obj.attrs)

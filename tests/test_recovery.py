@@ -131,6 +131,18 @@ def test_objects_inside_stream_data_do_not_shadow_real_ones() -> None:
     assert not any("page found by scanning" in p for p in doc.pages[0].problems)  # through the real tree
 
 
+@pytest.mark.parametrize("unit", [
+    b"trailer <<\n",                          # each one would be parsed to the end of the file
+    b"1 0 obj\n<<\n",                         # unclosed dictionaries under one number
+    b"7 0 obj\n<< /Length 5 >>\nstream\nxx\n",  # streams without endstream
+])
+def test_rebuilding_stays_linear_on_hostile_repetition(unit: bytes) -> None:
+    data = b"%PDF-1.4\n" + unit * 40_000
+    # about 1 s here; quadratic searches take minutes
+    with within(20), pytest.raises(pipeline.NotAPdfError, match="<bytes>"):
+        pipeline.extract(data)
+
+
 # ---- streams whose /Length lies ----------------------------------------------------------
 
 @pytest.mark.parametrize("delta", [None, -5, +2, +40, 10**9])
