@@ -364,6 +364,11 @@ class PdfFile:
     def _recover(self, password: str | None, error: ExtractionError) -> tuple[PDFDocument, list[PDFPage]]:
         """The document from an object table rebuilt by scanning; ``error`` (the
         normal open's) is raised when that finds no page either."""
+        if b"%%EOF" not in self.data[-1024:]:
+            # the usual cause (an interrupted download), said first: the parser's
+            # own words ("Unexpected EOF") do not tell a user the file is cut short
+            error = NotAPdfError(self.name, f"file is truncated (no %%EOF at its end) and no page could be "
+                                            f"recovered; {error.problem}")
         last: Exception | None = None
         for candidate in self._candidates(password):
             rebuilt = RebuiltXRef(self.data)

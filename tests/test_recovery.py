@@ -113,8 +113,17 @@ def test_nothing_but_blank_pages_is_still_an_error() -> None:
     w = PdfWriter()
     w.add_page(None)
     data = w.to_bytes()
-    with pytest.raises(pipeline.NotAPdfError, match="<bytes>"):
+    with pytest.raises(pipeline.NotAPdfError, match="<bytes>: file is truncated"):
         pipeline.extract(data[:data.index(b"xref") - 40])
+
+
+def test_file_cut_before_any_page_says_it_is_truncated(tmp_path: Path) -> None:
+    path = tmp_path / "cut.pdf"
+    data = three_pages()
+    path.write_bytes(data[:data.index(b"/Type /Page ") - 20])
+    with pytest.raises(pipeline.NotAPdfError) as info:
+        pipeline.extract(path)
+    assert str(info.value).startswith(f"{path}: file is truncated (no %%EOF at its end)")
 
 
 def test_objects_inside_stream_data_do_not_shadow_real_ones() -> None:
