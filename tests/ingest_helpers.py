@@ -202,6 +202,26 @@ def build_mixed_folder(root: Path, realworld: Path | None) -> dict[str, Expected
     return exp
 
 
+# ---- Redis --------------------------------------------------------------------------------
+
+def redis_or_skip(url: str) -> Any:
+    """A client of the Redis at ``url``, or a skip saying how to start one (a failure
+    under CI, whose .ci/run starts one: a green run must not hide skipped tests)."""
+    import pytest
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=10)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        client.close()
+        message = f"no Redis answers at {url} ({exc}); start one with `redis-server` (.ci/run does)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return client
+
+
 # ---- running pdfindex ----------------------------------------------------------------
 
 def cli_env(**extra: str) -> dict[str, str]:

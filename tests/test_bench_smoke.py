@@ -13,6 +13,8 @@ from types import ModuleType
 import pytest
 import redis
 
+from tests.ingest_helpers import redis_or_skip
+
 import pipeline
 from bench.extract_speed import VOCABULARY, build_document
 
@@ -61,13 +63,7 @@ def _throughput_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
 
 
 def _bench_db(module: ModuleType) -> redis.Redis:
-    client = redis.Redis.from_url(f"{BENCH_REDIS}/{module.REDIS_DB}", socket_connect_timeout=2, socket_timeout=10)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        client.close()
-        pytest.skip(f"no Redis answers at {BENCH_REDIS} ({exc})")
-    return client
+    return redis_or_skip(f"{BENCH_REDIS}/{module.REDIS_DB}")
 
 
 def test_other_clients_names_a_connection_to_the_bench_database(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,6 +42,7 @@ from indexer import PageIndex, Status
 from tests.builders import font_resources, mono_font, text_line
 from workers.queue import RESULTS, WRITER_ERROR, WRITER_LOCK, WRITING
 from tests.ingest_helpers import (
+    redis_or_skip,
     ROOT,
     cli_argv,
     cli_env,
@@ -433,12 +434,7 @@ def test_permission_denied_as_a_plain_user_is_exit_4_and_one_line(built: Path) -
 
 @pytest.fixture
 def broker() -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2, socket_timeout=10)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        client.close()
-        pytest.skip(f"no Redis answers at {REDIS_URL} ({exc}); start one with `redis-server` (.ci/run does)")
+    client = redis_or_skip(REDIS_URL)
     client.flushdb()
     yield client
     client.flushdb()

@@ -26,6 +26,7 @@ import redis
 
 from indexer import PageIndex, Status
 from tests.ingest_helpers import (
+    redis_or_skip,
     REALWORLD_GOOD,
     ROOT,
     USER_PASSWORD,
@@ -59,19 +60,9 @@ from tests.ingest_helpers import (
 REDIS_URL = os.environ.get("PDFINDEX_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 
 
-def _redis(url: str) -> redis.Redis:
-    client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=10)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        client.close()
-        pytest.skip(f"no Redis answers at {url} ({exc}); start one with `redis-server` (.ci/run does)")
-    return client
-
-
 @pytest.fixture
 def broker() -> Iterator[redis.Redis]:
-    client = _redis(REDIS_URL)
+    client = redis_or_skip(REDIS_URL)
     client.flushdb()
     yield client
     client.flushdb()
@@ -210,7 +201,7 @@ def distributed(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixtur
     each) and writer (queue index); ingest it again unchanged; then delete one file and
     ingest with --prune; then once more with a password file for the encrypted file.
     The workers are stopped before the tests read the results."""
-    r = _redis(REDIS_URL)
+    r = redis_or_skip(REDIS_URL)
     r.flushdb()
     base = tmp_path_factory.mktemp("celery")
     folder, index = base / "docs", base / "index"

@@ -472,25 +472,30 @@ def test_a_worker_with_bad_settings_says_so_in_one_line(tmp_path: Path, variable
     assert "guest:guest" not in text
 
 
+def _ingest_one_file(url: str, tmp_path: Path, tag: str) -> dict[str, str]:
+    """Ingest one two-page file through a real cluster on ``url``; returns its environment."""
+    (tmp_path / "docs").mkdir()
+    cluster = _cluster(url, tmp_path)
+    try:
+        cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
+        doc = write(tmp_path / "docs" / f"{tag}.pdf", text_pdf(tag, 2))
+        summary = parse_summary(ingest(tmp_path / "index", tmp_path / "docs", env=cluster.env).stdout)
+        assert summary.indexed == 1
+        assert find(PageIndex(tmp_path / "index"), page_word(tag, 2)) == [(str(doc), 2)]
+    finally:
+        cluster.stop()
+    return cluster.env
+
+
 @pytest.mark.slow
 def test_password_acl_broker_end_to_end_and_a_wrong_password(tmp_path: Path) -> None:
     s = _acl_server(tmp_path)
     try:
         s.start()
-        (tmp_path / "docs").mkdir()
-        url = f"redis://ingest:ingestpw@127.0.0.1:{s.port}/0"
-        cluster = _cluster(url, tmp_path)
-        try:
-            cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
-            doc = write(tmp_path / "docs" / "acl.pdf", text_pdf("guarded", 2))
-            summary = parse_summary(ingest(tmp_path / "index", tmp_path / "docs", env=cluster.env).stdout)
-            assert summary.indexed == 1
-            assert find(PageIndex(tmp_path / "index"), page_word("guarded", 2)) == [(str(doc), 2)]
-        finally:
-            cluster.stop()
+        env = _ingest_one_file(f"redis://ingest:ingestpw@127.0.0.1:{s.port}/0", tmp_path, "guarded")
         wrong = f"redis://ingest:nope@127.0.0.1:{s.port}/0"
         shown = f"redis://ingest:***@127.0.0.1:{s.port}/0"
-        bad_env = {**cluster.env, "PDFINDEX_BROKER_URL": wrong}
+        bad_env = {**env, "PDFINDEX_BROKER_URL": wrong}
         worker = spawn_worker("wrongpw", "extract", 1, bad_env, tmp_path)
         assert worker.proc.wait(60) == 2
         assert worker.log_text().strip() == (f"pdfindex: cannot reach the broker at {shown}: "
@@ -652,18 +657,9 @@ def test_tls_broker_end_to_end(tmp_path: Path) -> None:
     s = Server(tmp_path, tls=tls)
     try:
         s.start()
-        (tmp_path / "docs").mkdir()
-        url = f"rediss://127.0.0.1:{s.port}/0?ssl_cert_reqs=CERT_REQUIRED&ssl_ca_certs={tls / 'ca.pem'}"
-        cluster = _cluster(url, tmp_path)
-        try:
-            cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
-            doc = write(tmp_path / "docs" / "tls.pdf", text_pdf("encrypted", 2))
-            summary = parse_summary(ingest(tmp_path / "index", tmp_path / "docs", env=cluster.env).stdout)
-            assert summary.indexed == 1
-            assert find(PageIndex(tmp_path / "index"), page_word("encrypted", 2)) == [(str(doc), 2)]
-        finally:
-            cluster.stop()
-        no_ca = {**cluster.env, "PDFINDEX_BROKER_URL": f"rediss://127.0.0.1:{s.port}/0"}
+        env = _ingest_one_file(f"rediss://127.0.0.1:{s.port}/0?ssl_cert_reqs=CERT_REQUIRED&ssl_ca_certs={tls / 'ca.pem'}",
+                               tmp_path, "encrypted")
+        no_ca = {**env, "PDFINDEX_BROKER_URL": f"rediss://127.0.0.1:{s.port}/0"}
         worker = spawn_worker("noca", "extract", 1, no_ca, tmp_path)
         assert worker.proc.wait(60) == 2
         text = worker.log_text().strip()
