@@ -91,6 +91,9 @@ class SearchResult:
     partial: bool = False  # the time limit cut the search short
     groups: list[DocumentHits] = field(default_factory=list)
     note: str = ""
+    #: ``total`` is a count stopped at the cap (SearchOptions.exact_count off): at
+    #: least that many match.
+    total_is_lower_bound: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,10 @@ class Stats:
     by_status: dict[str, int]
     size_bytes: int
     location: str
+
+
+#: Matches counted exactly before a total becomes "at least" (SearchOptions.exact_count).
+COUNT_CAP = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,3 +120,6 @@ class SearchOptions:
     path_glob: str | None = None
     highlight: bool = True
     timeout: float = 5.0
+    #: Count every match for ``total``; by default counting stops at COUNT_CAP
+    #: (counting was most of a common-term search) and the total is a lower bound.
+    exact_count: bool = False
