@@ -15,7 +15,7 @@ import config
 
 from .errors import EXIT_INTERRUPTED, CliError
 from .search_cmd import _index_arg, _user_errors, path_arg
-from .terminal import shown, write_json
+from .terminal import shown
 
 if TYPE_CHECKING:
     from workers.progress import Summary
@@ -132,32 +132,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from indexer import Status  # noqa: PLC0415
+    """``stats``'s report with the queue depths and failures spelled out."""
+    from .search_cmd import cmd_status as status  # noqa: PLC0415
 
-    from .search_cmd import human_size, open_index  # noqa: PLC0415
-
-    with _user_errors():
-        settings = config.load()
-        index = open_index(args)
-        stats = index.stats()
-        failures = [(d.path, d.status, d.error, d.attempts) for d in index.documents()
-                    if d.status in (Status.FAILED, Status.ENCRYPTED)]
-        queues: dict[str, int] | None = None
-        if settings.broker_url:
-            from workers.queue import queue_depths  # noqa: PLC0415
-
-            queues = queue_depths(settings)
-    if args.json:
-        write_json({"documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
-                    "size_bytes": stats.size_bytes, "queues": queues,
-                    "failures": [{"path": p, "status": str(s), "error": e, "attempts": a}
-                                 for p, s, e, a in failures]})
-        return 0
-    print(f"index:     {shown(stats.location)} ({human_size(stats.size_bytes)})")
-    print(f"documents: {stats.documents}" + "".join(f"  {k}: {v}" for k, v in sorted(stats.by_status.items())))
-    print(f"pages:     {stats.pages}")
-    if queues is not None:
-        print("queues:    " + "  ".join(f"{k}: {v}" for k, v in queues.items()))
-    for path, status, error, attempts in failures:
-        print(f"  {status} {shown(path)}: {shown(error)} (attempts: {attempts})")
-    return 0
+    return status(args)

@@ -3,17 +3,21 @@
 Every failure the user can cause (a missing file, not a PDF, a wrong password, a bad
 page range) ends as one line on stderr naming the file and the problem, and a
 non-zero exit status; never a traceback.
+
+Start-up is part of every search: a command's module is imported only when that
+command runs (``search`` never loads the extraction layer and pdfminer, ``extract``
+never loads Whoosh), and building the parser imports nothing but argparse.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import config
-from pipeline import ExtractionError, PasswordError
 
-from . import extract_cmd, ingest_cmd, search_cmd
+from . import ingest_cmd, list_cmd, search_cmd
 from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASSWORD, CliError
 from .terminal import shown
 
@@ -21,8 +25,41 @@ from .terminal import shown
 _WITHOUT_SETTINGS = {"extract", "glyphs"}
 
 
+def version() -> str:
+    """The installed distribution's version, else the source tree's (a checkout run
+    without installing)."""
+    try:
+        from pdfindex import __version__  # noqa: PLC0415
+    except ImportError:  # installed before the pdfindex package existed
+        from importlib.metadata import version as installed  # noqa: PLC0415
+
+        return installed("pdfindex")
+    return str(__version__)
+
+
+def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """A command function imported when the command runs, not when the parser is
+    built."""
+    def run(args: argparse.Namespace) -> int:
+        return int(getattr(importlib.import_module(module), name)(args))
+    return run
+
+
+class _Version(argparse.Action):
+    """``--version``, with the version looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest=dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"pdfindex {version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pdfindex", description="Index PDFs for full-text search.")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("extract", help="print a PDF's text, pages separated by form feeds")
@@ -30,28 +67,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pages", help="page ranges, e.g. 1-3,7")
     p.add_argument("--password")
     p.add_argument("--json", action="store_true", help="per-page text and quality as JSON")
-    p.set_defaults(func=extract_cmd.cmd_extract)
+    p.set_defaults(func=_lazy("cli.extract_cmd", "cmd_extract"))
 
     p = sub.add_parser("glyphs", help="print one page's glyph records, one JSON object a line")
     p.add_argument("file")
     p.add_argument("--page", type=int, required=True)
     p.add_argument("--password")
-    p.set_defaults(func=extract_cmd.cmd_glyphs)
+    p.set_defaults(func=_lazy("cli.extract_cmd", "cmd_glyphs"))
 
     ingest_cmd.add_commands(sub)
     search_cmd.add_commands(sub)
+    list_cmd.add_commands(sub)
     return parser
+
+
+def _check_language(settings: config.Settings) -> None:
+    """PDFINDEX_LANGUAGE must name a stemmer the index has (an unknown one used to
+    mean no stemming, silently)."""
+    if settings.language == "en":
+        return  # the default: nothing to import for it
+    from indexer import SearchIndexError  # noqa: PLC0415
+    from indexer.store import check_language  # noqa: PLC0415
+
+    try:
+        check_language(settings.language)
+    except SearchIndexError as exc:
+        raise config.SettingsError(f"PDFINDEX_LANGUAGE: {exc}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command not in _WITHOUT_SETTINGS:
-            config.load()  # every setting checked before any work starts
+            _check_language(config.load())  # every setting checked before any work starts
         return int(args.func(args))
-    except PasswordError as exc:
-        return _fail(str(exc), EXIT_PASSWORD)
-    except (ExtractionError, config.SettingsError) as exc:
+    except config.SettingsError as exc:
         return _fail(str(exc), EXIT_ERROR)
     except CliError as exc:
         return _fail(str(exc), exc.exit_status)
@@ -60,6 +110,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pdfindex: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:
+        status = _extraction_error(exc)
+        if status is None:
+            raise
+        return _fail(str(exc), status)
+
+
+def _extraction_error(exc: Exception) -> int | None:
+    """The exit status of an extraction error, None for anything else. Looked up
+    only if the extraction layer was loaded (only ``extract`` and ``glyphs`` do)."""
+    pipeline = sys.modules.get("pipeline")
+    if pipeline is None:
+        return None
+    if isinstance(exc, pipeline.PasswordError):
+        return EXIT_PASSWORD
+    if isinstance(exc, pipeline.ExtractionError):
+        return EXIT_ERROR
+    return None
 
 
 def _fail(message: str, status: int) -> int:

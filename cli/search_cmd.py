@@ -15,27 +15,42 @@ from typing import TYPE_CHECKING, Any
 import config
 
 from .errors import EXIT_STORAGE, CliError
+from .list_cmd import (
+    JSON_VERSION,
+    coverage_arg,
+    hit_json,
+    limit_arg,
+    offset_arg,
+    resolve_path_glob,
+    use_color,
+)
 from .terminal import shown, write_json
 
 if TYPE_CHECKING:
     from indexer import Hit, PageIndex, SearchResult
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
+#: indexer.records.COUNT_CAP, repeated so that building the parser imports no Whoosh
+#: (a test checks they agree).
+COUNT_CAP = 1000
 
 
 def add_commands(sub: Any) -> None:
     p = sub.add_parser("search", help="search the index")
     p.add_argument("query")
-    p.add_argument("--limit", type=int, default=10)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=limit_arg, default=10, help="at most this many hits (default 10)")
+    p.add_argument("--offset", type=offset_arg, default=0, help="skip this many hits first")
     p.add_argument("--by-document", action="store_true", help="group pages per document, best page first")
-    p.add_argument("--min-coverage", type=float, help="only pages whose glyph coverage is at least this")
+    p.add_argument("--min-coverage", type=coverage_arg, help="only pages whose glyph coverage is at least this")
     ocr = p.add_mutually_exclusive_group()
     ocr.add_argument("--needs-ocr", dest="needs_ocr", action="store_const", const=True,
                      help="only pages flagged as needing OCR")
     ocr.add_argument("--has-text", dest="needs_ocr", action="store_const", const=False,
                      help="only pages with a usable text layer")
-    p.add_argument("--path", dest="path_glob", help="only files whose path matches this glob")
+    p.add_argument("--path", dest="path_glob",
+                   help="only files under this folder, or matching this path or glob (relative: from here)")
+    p.add_argument("--exact-count", action="store_true",
+                   help=f"count every match (by default counting stops at {COUNT_CAP:,}, shown as {COUNT_CAP:,}+)")
     p.add_argument("--json", action="store_true")
     _index_arg(p)
     p.set_defaults(func=cmd_search)
@@ -46,9 +61,22 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("reindex", help="rebuild the index after a schema or analyzer change, without re-extracting")
-    p.add_argument("--language", help="stemming language for the rebuilt index (e.g. en, de, none)")
+    p.add_argument("--language", type=language_arg,
+                   help="stemming language for the rebuilt index (e.g. en, fr, de, none; default: keep the index's)")
     _index_arg(p)
     p.set_defaults(func=cmd_reindex)
+
+
+def language_arg(text: str) -> str:
+    """``--language``: one the analyzer can stem, else a bad command line listing
+    the supported ones."""
+    from indexer import SearchIndexError  # noqa: PLC0415 - only when the option is given
+    from indexer.store import check_language  # noqa: PLC0415
+
+    try:
+        return check_language(text.strip().lower())
+    except SearchIndexError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def path_arg(text: str) -> Path:
@@ -84,7 +112,7 @@ def open_index(args: argparse.Namespace, *, create: bool = False) -> PageIndex:
     settings = config.load()
     root = args.index or settings.index_dir
     try:
-        return PageIndex(root, settings.language, create=create)
+        return PageIndex(root, None, create=create)  # searched in the language it was built with
     except FileNotFoundError:
         raise CliError(f"no index at {shown(str(root))}; ingest some PDFs first (or pass --index)") from None
 
@@ -94,39 +122,47 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     with _user_errors():
         settings = config.load()
-        if args.limit < 1 or args.offset < 0:
-            raise CliError("--limit must be at least 1 and --offset at least 0")
+        path_glob = resolve_path_glob(args.path_glob) if args.path_glob is not None else None
         index = open_index(args)
         result = index.search(args.query, SearchOptions(
             limit=args.limit, offset=args.offset, by_document=args.by_document, min_coverage=args.min_coverage,
-            needs_ocr=args.needs_ocr, path_glob=args.path_glob, timeout=settings.search_timeout,
+            needs_ocr=args.needs_ocr, path_glob=path_glob, timeout=settings.search_timeout,
+            exact_count=args.exact_count,
         ))
     if args.json:
         write_json(_result_json(result))
     else:
-        _print_result(result, bold=sys.stdout.isatty())
+        _print_result(result, bold=use_color())
     return 0
 
 
 def _hit_json(hit: Hit) -> dict[str, Any]:
-    return {
-        "path": hit.path, "page": hit.page, "score": round(hit.score, 4), "title": hit.title,
-        "coverage": None if hit.coverage is None else round(hit.coverage, 4), "needs_ocr": hit.needs_ocr,
-        "snippet": hit.snippet, "highlights": [[s.start, s.end] for s in hit.spans], "doc_hash": hit.doc_hash,
-    }
+    return hit_json(hit)
 
 
 def _result_json(result: SearchResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"query": result.query, "total": result.total, "took": round(result.took, 4),
-                           "partial": result.partial}
-    if result.note:
-        out["note"] = result.note
+    """docs/json.md: the same keys whether grouped or not. ``hits`` always holds
+    every page shown, in order, each of one shape; grouped, ``documents`` lists the
+    documents with the numbers of their pages among the hits."""
+    out: dict[str, Any] = {"version": JSON_VERSION, "query": result.query, "total": result.total,
+                           "total_is_lower_bound": result.total_is_lower_bound, "took": round(result.took, 4),
+                           "partial": result.partial, "note": result.note}
+    hits: list[dict[str, Any]] = []
+    documents: list[dict[str, Any]] = []
     if result.groups:
-        out["documents"] = [{"path": g.path, "title": g.title, "doc_hash": g.doc_hash, "score": round(g.score, 4),
-                             "pages": [_hit_json(h) for h in g.pages]} for g in result.groups]
+        for g in result.groups:
+            hits += [_hit_json(h) for h in g.pages]
+            documents.append({"path": g.path, "title": g.title, "doc_hash": g.doc_hash, "score": round(g.score, 4),
+                              "pages": [h.page for h in g.pages]})
     else:
-        out["hits"] = [_hit_json(h) for h in result.hits]
+        hits = [_hit_json(h) for h in result.hits]
+    out["hits"] = hits
+    out["documents"] = documents
     return out
+
+
+def total_text(total: int, lower_bound: bool) -> str:
+    return f"{total:,}+" if lower_bound else f"{total:,}"
 
 
 def _marked(hit: Hit, bold: bool) -> str:
@@ -160,7 +196,7 @@ def _print_result(result: SearchResult, bold: bool) -> None:
             out.write(f"{shown(hit.path)}  p.{hit.page}  score {hit.score:.2f}  {_coverage(hit.coverage)}\n")
             out.write(f"    {_marked(hit, bold)}\n")
         unit = "pages"
-    out.write(f"{result.total} {unit} matched in {result.took:.3f} s\n")
+    out.write(f"{total_text(result.total, result.total_is_lower_bound)} {unit} matched in {result.took:.3f} s\n")
     if result.note:
         out.write(f"note: {shown(result.note)}\n")
 
@@ -174,18 +210,59 @@ def human_size(size: int) -> str:
     return f"{value:.1f} GB"
 
 
-def cmd_stats(args: argparse.Namespace) -> int:
+def status_report(args: argparse.Namespace) -> dict[str, Any]:
+    """What ``status`` and ``stats`` report, the same keys in both (docs/json.md):
+    ``stats`` is only the shorter text form."""
+    from indexer import Status  # noqa: PLC0415
+
     with _user_errors():
-        stats = open_index(args).stats()
+        settings = config.load()
+        index = open_index(args)
+        stats = index.stats()
+        failures = [{"path": d.path, "status": str(d.status), "error": d.error, "attempts": d.attempts}
+                    for d in index.documents() if d.status in (Status.FAILED, Status.ENCRYPTED)]
+        queues: dict[str, int] | None = None
+        if settings.broker_url:
+            from workers.queue import queue_depths  # noqa: PLC0415
+
+            queues = queue_depths(settings)
+    return {"version": JSON_VERSION, "location": stats.location, "language": index.language,
+            "documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
+            "size_bytes": stats.size_bytes, "queues": queues, "failures": failures}
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    report = status_report(args)
     if args.json:
-        write_json({"documents": stats.documents, "pages": stats.pages, "by_status": stats.by_status,
-                    "size_bytes": stats.size_bytes, "location": stats.location})
+        write_json(report)
         return 0
-    print(f"index:     {shown(stats.location)}")
-    print(f"documents: {stats.documents}" + "".join(f"  {k}: {v}" for k, v in sorted(stats.by_status.items())))
-    print(f"pages:     {stats.pages}")
-    print(f"size:      {human_size(stats.size_bytes)}")
+    _print_counts(report, size_inline=True)
+    if report["queues"] is not None:
+        print("queues:    " + "  ".join(f"{k}: {v}" for k, v in report["queues"].items()))
+    for failure in report["failures"]:
+        print(f"  {failure['status']} {shown(failure['path'])}: {shown(failure['error'])} "
+              f"(attempts: {failure['attempts']})")
     return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    report = status_report(args)
+    if args.json:
+        write_json(report)
+        return 0
+    _print_counts(report, size_inline=False)
+    return 0
+
+
+def _print_counts(report: dict[str, Any], size_inline: bool) -> None:
+    size = human_size(report["size_bytes"])
+    print(f"index:     {shown(report['location'])}" + (f" ({size})" if size_inline else ""))
+    print(f"documents: {report['documents']}"
+          + "".join(f"  {k}: {v}" for k, v in sorted(report["by_status"].items())))
+    print(f"pages:     {report['pages']}")
+    print(f"language:  {shown(report['language'])}")
+    if not size_inline:
+        print(f"size:      {size}")
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
@@ -195,8 +272,10 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     with _user_errors():
         settings = config.load()
         root = args.index or settings.index_dir
-        if stored_language(root) is None:
+        before = stored_language(root)
+        if before is None:
             raise CliError(f"no index at {shown(str(root))}")
-        copied = reindex(root, args.language or settings.language)
-    print(f"reindexed {copied} records into {shown(str(root))}")
+        language = args.language or before  # without --language the index keeps its own
+        copied = reindex(root, language)
+    print(f"reindexed {copied} records into {shown(str(root))} (language {shown(language)})")
     return 0

@@ -17,7 +17,7 @@ from whoosh.query import Term
 from whoosh.searching import Searcher
 from whoosh.util.filelock import try_for
 
-from . import store
+from . import listing, store
 from .errors import (
     IndexBusy,
     QueryError,
@@ -27,6 +27,7 @@ from .errors import (
     UntrustedIndex,
     is_storage_fault,
 )
+from .listing import ListFilters, Listing
 from .records import (
     DocumentHits,
     DocumentRecord,
@@ -47,6 +48,8 @@ __all__ = [
     "DocumentRecord",
     "Hit",
     "IndexBusy",
+    "ListFilters",
+    "Listing",
     "PageIndex",
     "PageRecord",
     "QueryError",
@@ -71,10 +74,11 @@ class PageIndex:
     for a disk or file fault, and UntrustedIndex for a directory another user owns
     or may write, refused before anything in it is read."""
 
-    def __init__(self, root: Path, language: str = "en", *, create: bool = True) -> None:
+    def __init__(self, root: Path, language: str | None = None, *, create: bool = True) -> None:
+        """``language`` None: the one stored in the index (English for a new one);
+        given: the index must be in it (else ReindexNeeded), or is created in it."""
         self.root = Path(root)
-        self.language = language
-        self.path, self._whoosh = store.open_index(self.root, language, create=create)
+        self.path, self._whoosh, self.language = store.open_index(self.root, language, create=create)
         self._cached_searcher: Searcher | None = None
         self._cached_for: Index | None = None
 
@@ -84,7 +88,7 @@ class PageIndex:
         (by this process or another) switched to a new one."""
         target = store.current_target(self.root)
         if target is not None and target != self.path and target.resolve() != self.path.resolve():
-            self.path, self._whoosh = store.open_index(self.root, self.language, create=False)
+            self.path, self._whoosh, self.language = store.open_index(self.root, None, create=False)
         return self._whoosh
 
     # ---- writing --------------------------------------------------------------
@@ -136,6 +140,17 @@ class PageIndex:
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
         with self._faults("searching"):
             return run_search(self._ix, self._searcher(), query, options or SearchOptions())
+
+    def list_documents(self, filters: ListFilters | None = None, limit: int | None = None,
+                       offset: int = 0) -> Listing:
+        """File records passing ``filters``, by path, without a query or scoring."""
+        with self._faults("listing documents"):
+            return listing.list_documents(self._searcher(), filters or ListFilters(), limit, offset)
+
+    def list_pages(self, filters: ListFilters | None = None, limit: int | None = None, offset: int = 0) -> Listing:
+        """Pages passing ``filters``, by path and page, without a query or scoring."""
+        with self._faults("listing pages"):
+            return listing.list_pages(self._searcher(), filters or ListFilters(), limit, offset)
 
     def _searcher(self) -> Searcher:
         """A searcher kept open between searches (opening one reads every segment's
@@ -202,19 +217,23 @@ class PageIndex:
         and analysis (and ``language``), then switch to it atomically. Returns the
         number of Whoosh documents copied; no PDF is re-extracted."""
         copied = reindex(self.root, language or self.language, batch_pages)
-        self.language = language or self.language
+        self._ix  # noqa: B018 - reopens the new generation, with its language
         return copied
 
 
-def reindex(root: Path, language: str, batch_pages: int = 2000, lock_timeout: float = 30.0) -> int:
+def reindex(root: Path, language: str | None = None, batch_pages: int = 2000, lock_timeout: float = 30.0) -> int:
     """``PageIndex.reindex`` for an index that this version cannot open any more.
-    Holds the old generation's writer lock throughout, so no commit is lost. Only
-    ``gen-*`` directories directly inside the root are ever written or removed."""
+    ``language`` None keeps the index's own. Holds the old generation's writer lock
+    throughout, so no commit is lost. Only ``gen-*`` directories directly inside
+    the root are ever written or removed."""
     root = Path(root)
+    if language is not None:
+        store.check_language(language)
     with store.storage_faults(root, "reindexing"):
         old_path = store.trusted_generation(root)
         if old_path is None:
             raise StorageError(f"{root}: no index to rebuild; ingest files first")
+        language = language or store.stored_language(root) or store.DEFAULT_LANGUAGE
         old = store.open_generation(root, old_path)
         lock = old.lock("WRITELOCK")
         if not try_for(lock.acquire, timeout=lock_timeout, delay=0.1):

@@ -31,7 +31,14 @@ from whoosh.filedb.filestore import FileStorage
 from whoosh.index import TOC, FileIndex, clean_files
 from whoosh.util.filelock import FcntlLock
 
-from .errors import ReindexNeeded, StorageError, UntrustedIndex, is_storage_fault, storage_error
+from .errors import (
+    ReindexNeeded,
+    SearchIndexError,
+    StorageError,
+    UntrustedIndex,
+    is_storage_fault,
+    storage_error,
+)
 from .schema import SCHEMA_VERSION, build_schema
 
 _META = "pdfindex.json"
@@ -239,6 +246,7 @@ def storage_faults(root: Path, doing: str, *, written: bool = False) -> Iterator
 
 def new_generation(root: Path, language: str) -> tuple[Path, FileIndex]:
     """Create an empty Whoosh index in a fresh generation directory."""
+    check_language(language)
     with storage_faults(root, "creating the index"):
         if not root.exists():
             root.parent.mkdir(parents=True, exist_ok=True)
@@ -285,29 +293,68 @@ def _read_meta(root: Path, generation: Path) -> dict[str, Any]:
     return meta
 
 
-def open_index(root: Path, language: str, create: bool = True) -> tuple[Path, FileIndex]:
-    """Open the current generation, creating the first one when allowed. Raises
-    FileNotFoundError when there is no index and ``create`` is False."""
+#: The language used when a new index is made and none is given.
+DEFAULT_LANGUAGE = "en"
+
+
+def supported_languages() -> list[str]:
+    """Language codes with a stemmer, and "none" (no stemming)."""
+    from whoosh.lang import languages  # noqa: PLC0415 - a small module, needed only here
+
+    return [*sorted(languages), "none"]
+
+
+def check_language(language: str) -> str:
+    """``language`` if the analyzer can stem it (a code such as "fr" or a name such
+    as "french"), else UnknownLanguage listing the supported codes: an unknown one
+    used to mean "no stemming" without a word."""
+    from whoosh.lang import has_stemmer  # noqa: PLC0415
+
+    if language == "none" or (language and has_stemmer(language)):
+        return language
+    raise UnknownLanguage(f"unknown language {language!r}; supported: {', '.join(supported_languages())}")
+
+
+class UnknownLanguage(SearchIndexError):
+    """A stemming language the analyzer does not have."""
+
+
+def open_index(root: Path, language: str | None, create: bool = True) -> tuple[Path, FileIndex, str]:
+    """Open the current generation, creating the first one when allowed; returns it
+    with its language. ``language`` None takes the language stored in the index
+    (what every reader wants: the index was analysed with it); a language given
+    must be the stored one. Raises FileNotFoundError when there is no index and
+    ``create`` is False."""
+    if language is not None:
+        check_language(language)
     with storage_faults(root, "opening the index"):
         path = _current(root)
     if path is None:
         if not create:
             raise FileNotFoundError(f"no index at {root}")
         _refuse_foreign_folder(root)
+        language = language or DEFAULT_LANGUAGE
         path, ix = new_generation(root, language)
         switch_to(root, path)
         _tighten(root, path)
-        return path, ix
+        return path, ix, language
     with storage_faults(root, "opening the index"):
         meta = _read_meta(root, path)
-    if meta.get("schema_version") != SCHEMA_VERSION or meta.get("language") != language:
+    stored = meta.get("language")
+    if meta.get("schema_version") != SCHEMA_VERSION:
         raise ReindexNeeded(
-            f"the index at {root} was built with schema {meta.get('schema_version')} and language "
-            f"{meta.get('language')!r}; this version uses schema {SCHEMA_VERSION} and language {language!r}: "
-            "run `pdfindex reindex`"
+            f"the index at {root} was built with schema {meta.get('schema_version')}; this version uses schema "
+            f"{SCHEMA_VERSION}: run `pdfindex reindex` (it keeps the index's language, {stored!r})"
+        )
+    if not isinstance(stored, str):
+        raise StorageError(f"{root}: {path.name}/{_META} names no language; run `pdfindex reindex --language L`")
+    if language is not None and stored != language:
+        raise ReindexNeeded(
+            f"the index at {root} is in language {stored!r}, not {language!r} (PDFINDEX_LANGUAGE): set "
+            f"PDFINDEX_LANGUAGE={stored}, or run `pdfindex reindex --language {language}` to change the index"
         )
     _tighten(root, path)
-    return path, open_generation(root, path)
+    return path, open_generation(root, path), stored
 
 
 def _refuse_foreign_folder(root: Path) -> None:
