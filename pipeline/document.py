@@ -33,7 +33,7 @@ from pdfminer.utils import decode_text
 
 from .errors import DAMAGE, ExtractionError, NotAPdfError, PasswordError
 from .geometry import Rect, intersect, normalize_rect
-from .recover import Occurrences, RebuiltXRef, find_catalog, has_content, objstm_members, recovered_pages
+from .recover import Occurrences, RebuiltXRef, damage, find_catalog, has_content, objstm_members, recovered_pages
 from .streams import read_stream
 
 # pdfminer.six logs recoverable damage at WARNING; we report it per page instead.
@@ -307,6 +307,7 @@ class PdfFile:
         except PasswordError:
             raise
         except DAMAGE as exc:
+            damage(exc)
             raise _Unreadable(NotAPdfError(self.name, f"broken page tree: {type(exc).__name__}: {exc}")) from exc
         if not pages:
             raise _Unreadable(NotAPdfError(self.name, "no pages found (missing or broken catalog / page tree)"))
@@ -352,6 +353,7 @@ class PdfFile:
             except PDFEncryptionError as exc:
                 raise ExtractionError(self.name, f"unsupported encryption: {exc}") from exc
             except DAMAGE as exc:
+                damage(exc)
                 raise _Unreadable(NotAPdfError(
                     self.name, f"unreadable PDF structure: {type(exc).__name__}: {exc}")) from exc
         raise self._password_error(password) from last
@@ -379,7 +381,8 @@ class PdfFile:
                 continue
             except PDFEncryptionError as exc:
                 raise ExtractionError(self.name, f"unsupported encryption: {exc}") from exc
-            except DAMAGE:
+            except DAMAGE as exc:
+                damage(exc)
                 raise error from None
             try:
                 # Objects parsed while the table was built were read before any
@@ -391,7 +394,8 @@ class PdfFile:
                 if catalog is not None:
                     doc.catalog = catalog
                 pages = recovered_pages(doc, rebuilt, catalog, REBUILT_NOTE)
-            except DAMAGE:
+            except DAMAGE as exc:
+                damage(exc)
                 raise error from None
             if not any(has_content(doc, page) for page in pages):
                 raise error
