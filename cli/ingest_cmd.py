@@ -63,7 +63,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             from workers.distributed import check_roots  # noqa: PLC0415
 
             check_roots(args.paths, settings)  # before anything is hashed: the files would be refused
-        index = PageIndex(args.index or settings.index_dir, settings.language)
+        # An existing index keeps its own language; PDFINDEX_LANGUAGE is for a new one.
+        index = PageIndex(args.index or settings.index_dir, new_language=settings.language)
         plan = make_plan(index, args.paths, args.recursive, retry_encrypted=bool(passwords), prune=args.prune)
         summary = Summary(unchanged=plan.unchanged + plan.duplicates, duplicates=plan.duplicates)
         if plan.gone:

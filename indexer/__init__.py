@@ -74,11 +74,13 @@ class PageIndex:
     for a disk or file fault, and UntrustedIndex for a directory another user owns
     or may write, refused before anything in it is read."""
 
-    def __init__(self, root: Path, language: str | None = None, *, create: bool = True) -> None:
-        """``language`` None: the one stored in the index (English for a new one);
-        given: the index must be in it (else ReindexNeeded), or is created in it."""
+    def __init__(self, root: Path, language: str | None = None, *, create: bool = True,
+                 new_language: str = store.DEFAULT_LANGUAGE) -> None:
+        """``language`` None: the one stored in the index (``new_language`` for a new
+        one); given: the index must be in it (else ReindexNeeded), or is created in it."""
         self.root = Path(root)
-        self.path, self._whoosh, self.language = store.open_index(self.root, language, create=create)
+        self.path, self._whoosh, self.language = store.open_index(self.root, language, create=create,
+                                                                  new_language=new_language)
         self._cached_searcher: Searcher | None = None
         self._cached_for: Index | None = None
 

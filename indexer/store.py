@@ -319,21 +319,23 @@ class UnknownLanguage(SearchIndexError):
     """A stemming language the analyzer does not have."""
 
 
-def open_index(root: Path, language: str | None, create: bool = True) -> tuple[Path, FileIndex, str]:
-    """Open the current generation, creating the first one when allowed; returns it
-    with its language. ``language`` None takes the language stored in the index
-    (what every reader wants: the index was analysed with it); a language given
-    must be the stored one. Raises FileNotFoundError when there is no index and
-    ``create`` is False."""
-    if language is not None:
-        check_language(language)
+def open_index(root: Path, language: str | None, create: bool = True,
+               new_language: str = DEFAULT_LANGUAGE) -> tuple[Path, FileIndex, str]:
+    """Open the current generation, creating the first one (in ``language``, else
+    ``new_language``) when allowed; returns it with its language. ``language`` None
+    takes the language stored in the index (what every reader and writer wants: the
+    index was analysed with it); a language given must be the stored one. Raises
+    FileNotFoundError when there is no index and ``create`` is False."""
+    for name in (language, new_language):
+        if name is not None:
+            check_language(name)
     with storage_faults(root, "opening the index"):
         path = _current(root)
     if path is None:
         if not create:
             raise FileNotFoundError(f"no index at {root}")
         _refuse_foreign_folder(root)
-        language = language or DEFAULT_LANGUAGE
+        language = language or new_language
         path, ix = new_generation(root, language)
         switch_to(root, path)
         _tighten(root, path)

@@ -166,7 +166,7 @@ def write_batch(index: PageIndex, batch: list[queue.HandOff], ensure: Any) -> li
 def write(self: Task) -> None:
     r = queue.client(settings)
     try:
-        index = PageIndex(settings.index_dir, settings.language)
+        index = PageIndex(settings.index_dir, new_language=settings.language)
         queue.drain(r, settings.batch_pages, lambda batch, ensure: write_batch(index, batch, ensure),
                     settings.roots, _VERIFY)
         with suppress(redis.RedisError):
