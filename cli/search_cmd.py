@@ -16,15 +16,16 @@ import config
 
 from .errors import EXIT_STORAGE, CliError
 from .list_cmd import (
-    JSON_VERSION,
     coverage_arg,
     hit_json,
     limit_arg,
     offset_arg,
     resolve_path_glob,
+    since_arg,
+    until_arg,
     use_color,
 )
-from .terminal import shown, write_json
+from .terminal import JSON_VERSION, shown, write_json
 
 if TYPE_CHECKING:
     from indexer import Hit, PageIndex, SearchResult
@@ -35,9 +36,52 @@ BOLD, RESET = "\x1b[1m", "\x1b[0m"
 COUNT_CAP = 1000
 
 
+#: The query language (indexer/query.py), for ``search --help``.
+SEARCH_DESCRIPTION = """\
+Search the index. Words are ANDed; each matches its other forms too (runs: run,
+running), without accents or case.
+
+  word1 word2        pages with both words       word1 OR word2    either
+  -word, NOT word    pages without the word      +word             the word is required (also in OR)
+  "two words"        the words in this order     "two words"~3     at most 3 words apart
+  ( ... )            grouping                    word^2            weight a word twice
+  field:word         text, title, author, subject, keywords, producer, filename,
+                     error, status (indexed, failed, encrypted, empty); field:(a OR b)
+  wor*  w?rd         prefix, wildcards           word~  word~2     fuzzy: up to 1 or 2 edits
+  [a TO m]  {a TO m} a range of words (inclusive, exclusive)
+
+A query is at most 1,000 characters and 64 words; wildcards, ranges and fuzzy
+words expand to at most 1,000 index terms (a note says when more matched). A
+mistake (an unclosed quote or parenthesis, an unknown field, an operator with
+nothing after it) is an error naming its column, exit status 2. A query that
+finds nothing suggests a correction from the index's words. A query starting
+with - goes after --:  pdfindex search -- -draft report"""
+
+SEARCH_EXAMPLES = """\
+examples:
+  pdfindex search free culture                   pages with both words
+  pdfindex search '"free culture" -license'      the phrase, without "license"
+  pdfindex search 'title:(annual OR yearly) report'
+  pdfindex search 'invoic* AND (paid OR settled)' --by-document
+  pdfindex search 'error:password status:encrypted' --json"""
+
+#: argparse's status for a bad command line; a query that cannot be read is one.
+EXIT_USAGE = 2
+
+
+class _JoinWords(argparse.Action):
+    """The positional words as one query string (``pdfindex search free culture``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, " ".join(values) if isinstance(values, list) else str(values or ""))
+
+
 def add_commands(sub: Any) -> None:
-    p = sub.add_parser("search", help="search the index")
-    p.add_argument("query")
+    p = sub.add_parser("search", help="search the index", description=SEARCH_DESCRIPTION, epilog=SEARCH_EXAMPLES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("query", nargs="*", action=_JoinWords, metavar="WORD",
+                   help="the query; several words are joined into one (quote it to keep the shell off * ( ) \")")
     p.add_argument("--limit", type=limit_arg, default=10, help="at most this many hits (default 10)")
     p.add_argument("--offset", type=offset_arg, default=0, help="skip this many hits first")
     p.add_argument("--by-document", action="store_true", help="group pages per document, best page first")
@@ -49,6 +93,11 @@ def add_commands(sub: Any) -> None:
                      help="only pages with a usable text layer")
     p.add_argument("--path", dest="path_glob",
                    help="only files under this folder, or matching this path or glob (relative: from here)")
+    p.add_argument("--since", type=since_arg, help="files dated on or after this ISO date or time (created, "
+                   "else modified, else the file's mtime), e.g. 2024-01-31")
+    p.add_argument("--until", type=until_arg, help="files dated on or before this (a day given alone is included)")
+    p.add_argument("--sort", choices=("score", "date", "path"), default="score",
+                   help="order of hits: score (default), date (newest first) or path")
     p.add_argument("--exact-count", action="store_true",
                    help=f"count every match (by default counting stops at {COUNT_CAP:,}, shown as {COUNT_CAP:,}+)")
     p.add_argument("--json", action="store_true")
@@ -95,13 +144,15 @@ def _index_arg(p: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
-    from indexer import SearchIndexError, StorageError  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
+    from indexer import QueryError, SearchIndexError, StorageError  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
     from workers.errors import IngestError  # noqa: PLC0415
 
     try:
         yield
     except StorageError as exc:
         raise CliError(str(exc), EXIT_STORAGE) from None
+    except QueryError as exc:  # a bad query is a bad command line
+        raise CliError(str(exc), EXIT_USAGE) from None
     except (SearchIndexError, config.SettingsError, IngestError) as exc:
         raise CliError(str(exc)) from None
 
@@ -123,11 +174,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     with _user_errors():
         settings = config.load()
         path_glob = resolve_path_glob(args.path_glob) if args.path_glob is not None else None
+        if args.since is not None and args.until is not None and args.since > args.until:
+            raise CliError("--since is after --until: nothing can match", EXIT_USAGE)
         index = open_index(args)
         result = index.search(args.query, SearchOptions(
             limit=args.limit, offset=args.offset, by_document=args.by_document, min_coverage=args.min_coverage,
             needs_ocr=args.needs_ocr, path_glob=path_glob, timeout=settings.search_timeout,
-            exact_count=args.exact_count,
+            exact_count=args.exact_count, since=args.since, until=args.until, sort=args.sort,
         ))
     if args.json:
         write_json(_result_json(result))
@@ -146,7 +199,7 @@ def _result_json(result: SearchResult) -> dict[str, Any]:
     documents with the numbers of their pages among the hits."""
     out: dict[str, Any] = {"version": JSON_VERSION, "query": result.query, "total": result.total,
                            "total_is_lower_bound": result.total_is_lower_bound, "took": round(result.took, 4),
-                           "partial": result.partial, "note": result.note}
+                           "partial": result.partial, "note": result.note, "suggestion": result.suggestion}
     hits: list[dict[str, Any]] = []
     documents: list[dict[str, Any]] = []
     if result.groups:
@@ -182,6 +235,29 @@ def _coverage(value: float | None) -> str:
     return "no text" if value is None else f"coverage {value:.2f}"
 
 
+def _day(stamp: float | None) -> str:
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    try:
+        return "" if stamp is None else datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d")
+    except (OverflowError, OSError, ValueError):
+        return ""
+
+
+def _about(hit: Hit) -> str:
+    """The hit's metadata line: title, author, date, other paths of its content."""
+    parts = [shown(hit.title)] if hit.title else []
+    if hit.author:
+        parts.append(f"by {shown(hit.author)}")
+    day = _day(hit.created if hit.created is not None else hit.modified)
+    if day:
+        parts.append(day)
+    others = [p for p in hit.paths if p != hit.path]
+    if others:
+        parts.append("also at " + ", ".join(shown(p) for p in others))
+    return f"    {' · '.join(parts)}\n" if parts else ""
+
+
 def _print_result(result: SearchResult, bold: bool) -> None:
     out = sys.stdout
     if result.groups:
@@ -189,16 +265,20 @@ def _print_result(result: SearchResult, bold: bool) -> None:
             best = group.pages[0]
             numbers = ", ".join(str(h.page) for h in group.pages)
             out.write(f"{shown(group.path)}  pages {numbers}  score {group.score:.2f}\n")
+            out.write(_about(best))
             out.write(f"    p.{best.page} ({_coverage(best.coverage)}): {_marked(best, bold)}\n")
         unit = "documents"
     else:
         for hit in result.hits:
             out.write(f"{shown(hit.path)}  p.{hit.page}  score {hit.score:.2f}  {_coverage(hit.coverage)}\n")
+            out.write(_about(hit))
             out.write(f"    {_marked(hit, bold)}\n")
         unit = "pages"
     out.write(f"{total_text(result.total, result.total_is_lower_bound)} {unit} matched in {result.took:.3f} s\n")
     if result.note:
         out.write(f"note: {shown(result.note)}\n")
+    if result.suggestion:
+        out.write(f"did you mean: {shown(result.suggestion)}\n")
 
 
 def human_size(size: int) -> str:

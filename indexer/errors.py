@@ -12,7 +12,13 @@ class SearchIndexError(Exception):
 
 
 class QueryError(SearchIndexError):
-    """The query cannot be parsed or run."""
+    """The query cannot be parsed or run. ``position`` is the 0-based offset in
+    the query text of what is wrong, where it is known (the message gives it as
+    a 1-based column), so a front end can point at it."""
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        super().__init__(message)
+        self.position = position
 
 
 class IndexBusy(SearchIndexError):

@@ -41,6 +41,25 @@ class DocumentRecord:
     error: str = ""
     attempts: int = 1
     mean_coverage: float | None = None
+    author: str = ""
+    subject: str = ""
+    keywords: str = ""
+    #: Seconds since the epoch, UTC, from Info or XMP; None where the PDF has none.
+    created: float | None = None
+    modified: float | None = None
+    #: Every path of this content; ``path`` is the first. Empty means ``[path]``.
+    paths: list[str] = field(default_factory=list)
+
+    @property
+    def all_paths(self) -> list[str]:
+        return list(self.paths) if self.paths else [self.path]
+
+    @property
+    def date(self) -> float:
+        """What --since/--until and --sort date use: created, else modified, else the
+        file's mtime."""
+        return self.created if self.created is not None else (
+            self.modified if self.modified is not None else self.mtime)
 
     @property
     def filename(self) -> str:
@@ -66,6 +85,11 @@ class Hit:
     title: str = ""
     snippet: str = ""
     spans: list[Span] = field(default_factory=list)
+    author: str = ""
+    created: float | None = None
+    modified: float | None = None
+    #: every path of the hit's content (``path`` first)
+    paths: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -94,6 +118,9 @@ class SearchResult:
     #: ``total`` is a count stopped at the cap (SearchOptions.exact_count off): at
     #: least that many match.
     total_is_lower_bound: bool = False
+    #: For a search that found nothing: the query with each word the index does not
+    #: hold replaced by the nearest one it does ("did you mean …"), else "".
+    suggestion: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +147,12 @@ class SearchOptions:
     path_glob: str | None = None
     highlight: bool = True
     timeout: float = 5.0
+    #: epoch seconds, inclusive bounds on the document's date (created, else
+    #: modified, else mtime)
+    since: float | None = None
+    until: float | None = None
+    #: "score", "date" (newest first) or "path"
+    sort: str = "score"
     #: Count every match for ``total``; by default counting stops at COUNT_CAP
     #: (counting was most of a common-term search) and the total is a lower bound.
     exact_count: bool = False

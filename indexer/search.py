@@ -2,21 +2,24 @@
 document, and highlights computed only for the hits being shown."""
 from __future__ import annotations
 
+import itertools
 import time
+from dataclasses import replace
 from typing import Any
 
-from whoosh import highlight
-from whoosh.collectors import FilterCollector, TimeLimit
+from whoosh import highlight, sorting
+from whoosh.collectors import FilterCollector, TimeLimit, TopCollector
 from whoosh.index import Index
-from whoosh.qparser import FuzzyTermPlugin, MultifieldParser
-from whoosh.query import And, NullQuery, NumericRange, Or, Prefix, Query, Term, Wildcard
+from whoosh.query import And, NumericRange, Query, Term, Wildcard
 from whoosh.searching import Hit as WhooshHit
 from whoosh.searching import Searcher
 
-from .analysis import is_cjk
+from .analysis import exact_forms
 from .errors import QueryError
-from .records import DocumentHits, Hit, SearchOptions, SearchResult, Span
-from .schema import KIND_DOC, KIND_PAGE, RECORD_FIELDS, path_term
+from .query import bound_expansions, parse, suggest
+from .listing import ListFilters, list_page_groups, list_pages
+from .records import COUNT_CAP, DocumentHits, Hit, SearchOptions, SearchResult, Span
+from .schema import KIND_DOC, KIND_PAGE, RECORD_FIELDS, date_term, path_term
 
 # Markers the formatter puts around matched terms; control characters that page
 # text never contains (extraction drops C0 controls).
@@ -29,29 +32,6 @@ class _MarkerFormatter(highlight.Formatter):
 
     def format_token(self, text: str, token: Any, replace: bool = False) -> str:
         return f"{_OPEN}{highlight.get_text(text, token, replace)}{_CLOSE}"
-
-
-def parse_query(ix: Index, text: str) -> Query:
-    """Whoosh query syntax over page text, title and file name: AND/OR/NOT,
-    "phrases", field:value, wildcards, fuzzy term~."""
-    parser = MultifieldParser(["text", "title", "filename"], ix.schema, fieldboosts={"text": 1.0, "title": 1.5})
-    parser.add_plugin(FuzzyTermPlugin())
-    try:
-        query = parser.parse(text)
-    except Exception as exc:  # noqa: BLE001 - the parser raises many kinds on bad syntax
-        raise QueryError(f"cannot parse query {text!r}: {exc}") from None
-    if query is NullQuery or isinstance(query, type(NullQuery)):
-        raise QueryError(f"the query {text!r} has no searchable terms")
-    return query.accept(_widen_single_cjk)
-
-
-def _widen_single_cjk(query: Query) -> Query:
-    """CJK text is indexed as character bigrams; one character alone matches the
-    bigrams it starts or ends (a unigram is only indexed for a lone character)."""
-    if isinstance(query, Term) and query.fieldname == "text" and isinstance(query.text, str) \
-            and len(query.text) == 1 and is_cjk(query.text):
-        return Or([query, Prefix("text", query.text), Wildcard("text", f"?{query.text}")], boost=query.boost)
-    return query
 
 
 def _searches_records(query: Query) -> bool:
@@ -70,7 +50,11 @@ def _filters(options: SearchOptions, records: bool) -> tuple[Query | None, Query
     if options.needs_ocr is not None:
         parts.append(Term("needs_ocr", options.needs_ocr))
     if options.path_glob:
-        parts.append(Wildcard("path", path_term(options.path_glob)))  # as the paths were indexed
+        # any path of the content (copies), as the paths were indexed
+        parts.append(Wildcard("paths", path_term(options.path_glob)))
+    if options.since is not None or options.until is not None:
+        parts.append(NumericRange("date", None if options.since is None else date_term(options.since),
+                                  None if options.until is None else date_term(options.until)))
     if records:
         return And([Term("kind", KIND_DOC), *parts]), Term("kind", KIND_PAGE)
     return (And(parts) if parts else None), Term("kind", KIND_DOC)
@@ -103,6 +87,8 @@ def _hit(whoosh_hit: WhooshHit, with_snippet: bool) -> Hit:
         doc_hash=stored["doc_hash"], path=stored.get("path", ""), page=stored.get("page", 0),
         score=float(whoosh_hit.score or 0.0), coverage=stored.get("coverage"),
         needs_ocr=bool(stored.get("needs_ocr", False)), title=stored.get("title", ""),
+        author=stored.get("author", ""), created=stored.get("created"), modified=stored.get("modified"),
+        paths=list(stored.get("paths") or [stored.get("path", "")]),
     )
     if with_snippet:
         field = "text" if stored.get("kind") == KIND_PAGE else "error"
@@ -144,9 +130,24 @@ class _FilteredDeadlineCollector(FilterCollector):
                 child.collect(sub_docnum)
 
 
+#: --sort: the Whoosh facet of each order but score (newest first for dates).
+SORTS = ("score", "date", "path")
+
+
+def _order(options: SearchOptions) -> Any:
+    if options.sort == "date":
+        return sorting.FieldFacet("date", reverse=True)
+    if options.sort == "path":
+        return sorting.FieldFacet("path")
+    if options.sort != "score":
+        raise QueryError(f"unknown sort order {options.sort!r}; use one of: {', '.join(SORTS)}")
+    return None
+
+
 def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: int | None) -> tuple[Any, bool]:
     allow, restrict = _filters(options, _searches_records(query))
-    collector = _FilteredDeadlineCollector(searcher.collector(limit=limit), allow, restrict, options.timeout)
+    collector = _FilteredDeadlineCollector(searcher.collector(limit=limit, sortedby=_order(options)), allow, restrict,
+                                           options.timeout)
     partial = False
     try:
         searcher.search_with_collector(query, collector)
@@ -160,10 +161,56 @@ def _prepare(results: Any) -> None:
     results.formatter = _MarkerFormatter()
 
 
+def is_listing_query(text: str) -> bool:
+    """An empty query or ``*``: every page the filters let through, listed rather
+    than searched (expanding ``*`` into every term of the index took seconds)."""
+    return text.strip() in ("", "*")
+
+
+def _listing_result(searcher: Searcher, text: str, options: SearchOptions, started: float) -> SearchResult:
+    filters = ListFilters(needs_ocr=options.needs_ocr, min_coverage=options.min_coverage,
+                          path_glob=options.path_glob, since=getattr(options, "since", None),
+                          until=getattr(options, "until", None))
+    if options.by_document:
+        total, shown = list_page_groups(searcher, filters, options.limit, options.offset)
+        groups = [DocumentHits(pages[0].doc_hash, pages[0].path, pages[0].title, pages) for pages in shown]
+        return SearchResult(query=text, total=total, hits=[], took=time.perf_counter() - started, groups=groups)
+    listed = list_pages(searcher, filters, options.limit, options.offset)
+    return SearchResult(query=text, total=listed.total, hits=listed.pages, took=time.perf_counter() - started)
+
+
+def _total(results: Any, partial: bool, exact: bool) -> tuple[int, bool]:
+    """(total, is a lower bound). Counting every match was most of a common-term
+    search, because the top-N collector skips blocks that cannot enter the top N
+    and so must match the query a second time to count: by default that second
+    pass stops after COUNT_CAP matches."""
+    if partial:
+        return results.estimated_length(), True
+    collector = results.collector
+    child = collector.child
+    if not isinstance(child, TopCollector):  # it kept every match
+        return len(results), False
+    if child.computes_count():  # it saw every match: the count is free and exact
+        return int(child.total), False
+    if exact:
+        return len(results), False
+    counted = sum(1 for _ in itertools.islice(collector.all_ids(), COUNT_CAP + 1))
+    return (COUNT_CAP, True) if counted > COUNT_CAP else (counted, False)
+
+
 def run_search(ix: Index, searcher: Searcher, text: str, options: SearchOptions) -> SearchResult:
-    """Run a query; pages (or documents) from ``offset``, at most ``limit``."""
+    """Run a query; pages (or documents) from ``offset``, at most ``limit``. An
+    empty query or ``*`` lists what the filters let through, unscored."""
     started = time.perf_counter()
-    query = parse_query(ix, text)
+    if is_listing_query(text):
+        return _listing_result(searcher, text, options, started)
+    # One deadline for expanding wildcards and fuzzy words and for collecting.
+    deadline = time.monotonic() + options.timeout
+    parsed = parse(ix, text)
+    query = exact_forms(parsed.query, text, getattr(ix.schema["text"].analyzer, "language", "none"))
+    query, expansion = bound_expansions(searcher, query, deadline)
+    options = replace(options, timeout=max(deadline - time.monotonic(), 1e-6))
+    lower_bound = False
     if options.by_document:
         results, partial = _collect(searcher, query, options, None)
         _prepare(results)
@@ -181,9 +228,16 @@ def run_search(ix: Index, searcher: Searcher, text: str, options: SearchOptions)
         results, partial = _collect(searcher, query, options, options.offset + options.limit)
         _prepare(results)
         hits = [_hit(h, options.highlight) for h in results[options.offset:options.offset + options.limit]]
-        total = results.estimated_length() if partial else len(results)
+        total, lower_bound = _total(results, partial, options.exact_count)
         groups = []
+    notes = list(expansion.notes)
+    if partial and not expansion.expired:
+        notes.append("the search time limit was reached: results are partial")
+    partial = partial or expansion.expired
+    # A suggestion only for a search that really found nothing, in a moment more at most.
+    suggestion = "" if total or partial else suggest(searcher, parsed, max(deadline, time.monotonic() + 0.25))
     return SearchResult(
         query=text, total=total, hits=hits, took=time.perf_counter() - started, partial=partial, groups=groups,
-        note="the search time limit was reached: results are partial" if partial else "",
+        note="; ".join(notes), suggestion=suggestion,
+        total_is_lower_bound=lower_bound,
     )
