@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from whoosh.analysis import Token, Tokenizer
+from whoosh.query import Query
 from whoosh.lang import has_stemmer, stemmer_for_language
 
 # Han (with extensions and compatibility ideographs), kana (with halfwidth), Hangul
@@ -134,3 +135,68 @@ class PageTokenizer(Tokenizer):
                 token.startchar, token.endchar = start_char + m.start(), start_char + m.end()
             pos += 1
             yield token
+
+
+class PathsTokenizer(Tokenizer):
+    """Each path of a list (or one path) as one token, unchanged: the field that
+    lets ``--path`` match any copy of a document."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PathsTokenizer)
+
+    def __hash__(self) -> int:
+        return hash("PathsTokenizer")
+
+    def __call__(self, value: str | list[str], positions: bool = False, chars: bool = False,
+                 keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0, start_char: int = 0,
+                 tokenize: bool = True, mode: str = "", **kwargs: Any) -> Iterator[Token]:
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        for pos, text in enumerate([value] if isinstance(value, str) else value):
+            if not isinstance(text, str):
+                raise ValueError(f"a path is a {type(text).__name__}, not text")
+            token.text = text
+            token.boost = 1.0
+            token.stopped = False
+            if keeporiginal:
+                token.original = text
+            if positions:
+                token.pos = start_pos + pos
+            if chars:
+                token.startchar, token.endchar = start_char, start_char + len(text)
+            yield token
+
+
+#: Weight of a typed word's exact (folded, unstemmed) form over its stem's match.
+EXACT_BOOST = 1.0
+
+
+def exact_forms(query: Query, text: str, language: str) -> Query:
+    """Stemming finds "person changed run" for "personal change runs"; this makes the
+    page holding the words as typed rank first. Each stemmed ``text`` term of the
+    parsed query gets the exact forms typed for it (the query text tokenized without
+    stemming) as an optional, boosted match in the ``exact`` field: AndMaybe, so the
+    matches are still the stem's and only their scores change."""
+    from whoosh.query import AndMaybe, Or, Term  # noqa: PLC0415
+
+    stem = stemmer(language)
+    if stem is None:
+        return query
+    forms: dict[str, set[str]] = {}
+    for m in _TOKENS.finditer(text):
+        word = m.group("word")
+        if word is None:
+            continue
+        folded = fold(word)
+        if not _DIGITS.match(folded):
+            forms.setdefault(stem(folded), set()).add(folded)
+
+    def widen(node: Query) -> Query:
+        if isinstance(node, Term) and node.fieldname == "text" and isinstance(node.text, str) \
+                and node.text in forms:
+            typed = sorted(forms[node.text])
+            optional: Query = (Term("exact", typed[0], boost=EXACT_BOOST) if len(typed) == 1
+                               else Or([Term("exact", t, boost=EXACT_BOOST) for t in typed]))
+            return AndMaybe(node, optional)
+        return node
+
+    return query.accept(widen)

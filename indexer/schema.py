@@ -10,6 +10,7 @@ with another version (or language) asks for ``pdfindex reindex``.
 """
 from __future__ import annotations
 
+import math
 import pickle
 import re
 from typing import Any
@@ -17,10 +18,11 @@ from typing import Any
 from whoosh.analysis import Analyzer
 from whoosh.fields import BOOLEAN, ID, NUMERIC, STORED, TEXT, Schema
 
-from .analysis import PageTokenizer
+from .analysis import PageTokenizer, PathsTokenizer
 from .records import DocumentRecord, PageRecord, Status
 
-SCHEMA_VERSION = 2
+#: 3: author, subject, keywords, created, modified, date, paths, exact.
+SCHEMA_VERSION = 3
 
 KIND_PAGE = "page"
 KIND_DOC = "doc"
@@ -30,6 +32,12 @@ RECORD_FIELDS = frozenset({"error", "status"})
 
 def analyzer(language: str) -> Analyzer:
     return PageTokenizer(language)
+
+
+def _paths_field() -> ID:
+    paths = ID(stored=True)
+    paths.analyzer = PathsTokenizer()
+    return paths
 
 
 def build_schema(language: str) -> Schema:
@@ -44,6 +52,16 @@ def build_schema(language: str) -> Schema:
         producer=TEXT(analyzer=text, stored=True),
         page=NUMERIC(int, stored=True, shift_step=16),
         text=TEXT(analyzer=text, stored=True, phrase=True, multitoken_query="phrase"),
+        # The page's words folded but not stemmed, for ranking the typed forms
+        # first (analysis.exact_forms); frequencies only, no positions.
+        exact=TEXT(analyzer=PageTokenizer("none"), phrase=False),
+        author=TEXT(analyzer=text, stored=True),
+        subject=TEXT(analyzer=text, stored=True),
+        keywords=TEXT(analyzer=text, stored=True),
+        # created, else modified, else mtime: --since/--until and --sort date
+        # (whole seconds: Whoosh cannot make a sort column of a float field)
+        date=NUMERIC(int, bits=64, signed=True, shift_step=16, sortable=True, default=0),
+        paths=_paths_field(),  # every path of the content, as path_term(): --path
         coverage=NUMERIC(float, stored=True, shift_step=16),
         needs_ocr=BOOLEAN(stored=True),
         status=ID(stored=True),
@@ -58,6 +76,8 @@ def build_schema(language: str) -> Schema:
         ingested=STORED(),
         attempts=STORED(),
         mean_coverage=STORED(),
+        created=STORED(),
+        modified=STORED(),
     )
 
 
@@ -127,10 +147,30 @@ def doc_fields(doc: DocumentRecord) -> dict[str, Any]:
         "producer": doc.producer,
         "page_count": doc.page_count,
         "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested, "status": str(doc.status),
-        "error": doc.error, "attempts": doc.attempts,
+        "error": doc.error, "attempts": doc.attempts, **_metadata_fields(doc),
     }
     if doc.mean_coverage is not None:
         fields["mean_coverage"] = doc.mean_coverage
+    return fields
+
+
+def date_term(seconds: float) -> int:
+    """The indexed form of a date: whole seconds, clamped to what 64 bits hold."""
+    return max(-(2**62), min(2**62, math.floor(seconds))) if math.isfinite(seconds) else 0
+
+
+def _metadata_fields(doc: DocumentRecord) -> dict[str, Any]:
+    """What a file record and each of its pages carry of the metadata: pages too,
+    so that ``author:`` finds pages and the date filters apply to them."""
+    paths = doc.all_paths
+    fields: dict[str, Any] = {
+        "author": doc.author, "subject": doc.subject, "keywords": doc.keywords, "date": date_term(doc.date),
+        "paths": [path_term(p) for p in paths], "_stored_paths": paths,
+    }
+    if doc.created is not None:
+        fields["created"] = doc.created
+    if doc.modified is not None:
+        fields["modified"] = doc.modified
     return fields
 
 
@@ -142,6 +182,7 @@ def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
         "title": doc.title, "producer": doc.producer, "page": page.number,
         "page_count": doc.page_count, "text": page.text, "glyphs": page.glyphs, "unresolved": page.unresolved,
         "needs_ocr": page.needs_ocr, "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested,
+        "exact": page.text, **_metadata_fields(doc),
     }
     if page.coverage is not None:
         fields["coverage"] = page.coverage
@@ -166,4 +207,12 @@ def doc_from_stored(stored: dict[str, Any]) -> DocumentRecord:
         page_count=stored.get("page_count", 0), title=stored.get("title", ""), producer=stored.get("producer", ""),
         size=stored.get("size", 0), mtime=stored.get("mtime", 0.0), ingested=stored.get("ingested", 0.0),
         error=stored.get("error", ""), attempts=stored.get("attempts", 1), mean_coverage=stored.get("mean_coverage"),
+        author=stored.get("author", ""), subject=stored.get("subject", ""), keywords=stored.get("keywords", ""),
+        created=stored.get("created"), modified=stored.get("modified"), paths=_paths_of(stored),
     )
+
+
+def _paths_of(stored: dict[str, Any]) -> list[str]:
+    """The stored paths; one path alone is the record's ``path`` (``paths`` empty)."""
+    paths = list(stored.get("paths") or [])
+    return [] if paths == [stored.get("path", "")] else paths

@@ -19,6 +19,7 @@ becomes a failure record, so one bad file does not fail the batch.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import signal
 import threading
@@ -35,7 +36,7 @@ from whoosh.writing import SegmentWriter
 from . import store
 from .errors import IndexBusy, short_line
 from .records import DocumentRecord, PageRecord, Status
-from .schema import doc_fields, page_fields, problem_in_fields
+from .schema import KIND_DOC, doc_fields, fields_from_stored, page_fields, path_term, problem_in_fields
 
 #: Held during a commit: Ctrl-C, a stop, and Celery's soft time limit.
 HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1)
@@ -60,6 +61,18 @@ def _signals_deferred() -> Iterator[None]:
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
         for pending in held:
             signal.raise_signal(pending)
+
+
+@dataclasses.dataclass(slots=True)
+class _PathChange:
+    """Paths to add to or remove from a document already indexed."""
+
+    add: list[str] = dataclasses.field(default_factory=list)
+    remove: list[str] = dataclasses.field(default_factory=list)
+
+
+def _with_paths(doc: DocumentRecord, paths: list[str]) -> DocumentRecord:
+    return dataclasses.replace(doc, path=paths[0], paths=paths)
 
 
 def _failure(doc: DocumentRecord, problem: str) -> DocumentRecord:
@@ -90,7 +103,7 @@ class PageWriter:
         self._writer: SegmentWriter | None = None
         self._whoosh_lock: Any = None
         # doc_hash → (record, pages) to add, or None to delete; path → doc_hash added.
-        self._ops: dict[str, tuple[DocumentRecord, list[PageRecord]] | None] = {}
+        self._ops: dict[str, tuple[DocumentRecord, list[PageRecord]] | _PathChange | None] = {}
         self._paths: dict[str, str] = {}
         self._pending = 0
         self.rejected: list[DocumentRecord] = []
@@ -134,10 +147,47 @@ class PageWriter:
         earlier = self._paths.get(path)
         if earlier is not None and earlier != doc.doc_hash:
             self._ops.pop(earlier, None)
-        self._ops.pop(doc.doc_hash, None)
+        before = self._ops.pop(doc.doc_hash, None)
+        if isinstance(before, tuple):  # the same content again: its paths add up
+            doc = _with_paths(doc, list(dict.fromkeys([*doc.all_paths, *before[0].all_paths])))
+        elif isinstance(before, _PathChange):
+            kept = [p for p in [*doc.all_paths, *before.add] if p not in before.remove or p in doc.all_paths]
+            doc = _with_paths(doc, list(dict.fromkeys(kept)))
         self._ops[doc.doc_hash] = (doc, pages)
         self._paths[path] = doc.doc_hash
         self._pending += 1 + len(pages)
+        if self._pending >= self._batch_pages:
+            self.commit()
+
+    def add_path(self, doc_hash: str, path: str) -> None:
+        """Record one more path of an indexed document's content (a copy), taking it
+        from whatever document held it before."""
+        self._change_paths(doc_hash, add=path)
+
+    def remove_path(self, doc_hash: str, path: str) -> None:
+        """Forget one path of a document; the document goes with its last path."""
+        self._change_paths(doc_hash, remove=path)
+
+    def _change_paths(self, doc_hash: str, add: str | None = None, remove: str | None = None) -> None:
+        self._lock()
+        op = self._ops.get(doc_hash, _PathChange())
+        if op is None:
+            return
+        if isinstance(op, tuple):
+            paths = [p for p in op[0].all_paths if p != remove] + ([add] if add and add not in op[0].all_paths else [])
+            if not paths:
+                self._ops[doc_hash] = None
+            else:
+                self._ops[doc_hash] = (_with_paths(op[0], paths), op[1])
+        else:
+            if add:
+                op.add.append(add)
+                op.remove = [p for p in op.remove if p != add]
+            if remove:
+                op.remove.append(remove)
+                op.add = [p for p in op.add if p != remove]
+            self._ops[doc_hash] = op
+        self._pending += 1
         if self._pending >= self._batch_pages:
             self.commit()
 
@@ -171,22 +221,75 @@ class PageWriter:
         self.rejected.extend(rejected)
 
     def _apply(self, writer: SegmentWriter, rejected: list[DocumentRecord]) -> None:
+        """All of the batch's deletions first, then its additions: Whoosh's
+        delete_by_term does not reach documents the same writer added. A path given
+        to one document is taken from any other that held it (a changed file, or a
+        copy replacing another content); one left without paths is deleted."""
         schema = writer.schema
-        for doc_hash, op in self._ops.items():
-            if not isinstance(doc_hash, str) or not doc_hash or _BAD_HASH.search(doc_hash):
-                if op is not None:
-                    rejected.append(_failure(op[0], f"the document hash {doc_hash!r} is not a plain text key"))
-                continue
+        searcher = writer.searcher()
+        try:
+            adds: dict[str, tuple[DocumentRecord, list[PageRecord]] | list[dict[str, Any]]] = {}
+            deletes: list[str] = []
+            taken: dict[str, set[str]] = {}  # doc_hash → paths other documents now hold
+
+            def claim(doc_hash: str, paths: list[str]) -> None:
+                for path in paths:
+                    for stored in searcher.documents(paths=path_term(path), kind=KIND_DOC):
+                        other = stored.get("doc_hash")
+                        if isinstance(other, str) and other != doc_hash and other not in self._ops:
+                            taken.setdefault(other, set()).add(path)
+
+            for doc_hash, op in self._ops.items():
+                if not isinstance(doc_hash, str) or not doc_hash or _BAD_HASH.search(doc_hash):
+                    if isinstance(op, tuple):
+                        rejected.append(_failure(op[0], f"the document hash {doc_hash!r} is not a plain text key"))
+                    continue
+                deletes.append(doc_hash)
+                if op is None:
+                    continue
+                stored_docs = list(searcher.documents(doc_hash=doc_hash))
+                record = next((d for d in stored_docs if d.get("kind") == KIND_DOC), None)
+                known = list(record.get("paths") or [record.get("path", "")]) if record else []
+                if isinstance(op, tuple):
+                    doc, pages = op
+                    if known and isinstance(doc.path, str):
+                        doc = _with_paths(doc, list(dict.fromkeys([*doc.all_paths, *known])))
+                    claim(doc_hash, [doc.path] if isinstance(doc.path, str) else [])
+                    adds[doc_hash] = (doc, pages)
+                elif record is not None:
+                    paths = [p for p in dict.fromkeys([*known, *op.add]) if p not in op.remove]
+                    claim(doc_hash, op.add)
+                    if paths:
+                        adds[doc_hash] = self._restored(stored_docs, paths)
+                # a path change for a document not in the index changes nothing
+            for other, lost in taken.items():
+                stored_docs = list(searcher.documents(doc_hash=other))
+                record = next((d for d in stored_docs if d.get("kind") == KIND_DOC), None)
+                if record is None:
+                    continue
+                deletes.append(other)
+                left = [p for p in (record.get("paths") or [record.get("path", "")]) if p not in lost]
+                if left:
+                    adds[other] = self._restored(stored_docs, left)
+        finally:
+            searcher.close()
+        for doc_hash in deletes:
             writer.delete_by_term("doc_hash", doc_hash)
-            if op is None:
-                continue
-            doc, pages = op
-            documents = self._documents(schema, doc, pages, rejected)
-            if not documents:
-                continue
-            writer.delete_by_term("path", documents[0]["path"])
+        for doc_hash, item in adds.items():
+            if isinstance(item, tuple):
+                documents = self._documents(schema, item[0], item[1], rejected)
+                if documents and doc_hash not in taken:
+                    writer.delete_by_term("path", documents[0]["path"])  # an index built before paths
+            else:
+                documents = item
             for fields in documents:
                 writer.add_document(**fields)
+
+    @staticmethod
+    def _restored(stored_docs: list[dict[str, Any]], paths: list[str]) -> list[dict[str, Any]]:
+        """A document's Whoosh documents rebuilt from their stored fields, with
+        other paths (``paths[0]`` its path now)."""
+        return [fields_from_stored({**stored, "path": paths[0], "paths": paths}) for stored in stored_docs]
 
     @staticmethod
     def _documents(schema: Any, doc: DocumentRecord, pages: list[PageRecord],

@@ -12,6 +12,7 @@ from .fonts import Font
 from .geometry import IDENTITY, Rect
 from .glyph import Glyph
 from .interpreter import Interpreter
+from .metadata import Metadata, read_metadata
 from .errors import DAMAGE, ProblemList, triage
 from .params import DEFAULT_PARAMS, Params
 from .quality import Quality, from_counts
@@ -37,6 +38,8 @@ class Document:
     pages: list[Page]
     info: dict[str, str]
     encrypted: bool
+    #: Info and XMP merged (pipeline/metadata.py); its problems are also page 1's.
+    metadata: Metadata = field(default_factory=Metadata)
 
 
 def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = None, *,
@@ -110,10 +113,10 @@ def extract(source: Source, password: str | None = None, pages: Iterable[int] | 
     """Extract a PDF given as a path or bytes. Raises an ``ExtractionError`` subclass
     only when the document as a whole cannot be read (see errors.py)."""
     pdf = PdfFile(source, password)
-    return Document(
-        source=pdf.name,
-        page_count=pdf.page_count,
-        pages=list(iter_pages(pdf, pages, params=params, keep_glyphs=keep_glyphs)),
-        info=pdf.info(),
-        encrypted=pdf.encrypted,
-    )
+    info = pdf.info()
+    metadata = read_metadata(pdf.doc.catalog, info)
+    extracted = list(iter_pages(pdf, pages, params=params, keep_glyphs=keep_glyphs))
+    if extracted and extracted[0].number == 1:
+        extracted[0].problems.extend(metadata.problems)
+    return Document(source=pdf.name, page_count=pdf.page_count, pages=extracted, info=info,
+                    encrypted=pdf.encrypted, metadata=metadata)

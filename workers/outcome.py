@@ -25,8 +25,12 @@ _NUMBER = (int, float)
 _DOC_TYPES: dict[str, tuple[type, ...]] = {
     "doc_hash": (str,), "path": (str,), "status": (str,), "page_count": (int,), "title": (str,),
     "producer": (str,), "size": (int,), "mtime": _NUMBER, "ingested": _NUMBER, "error": (str,), "attempts": (int,),
-    "mean_coverage": (*_NUMBER, type(None)),
+    "mean_coverage": (*_NUMBER, type(None)), "author": (str,), "subject": (str,), "keywords": (str,),
+    "created": (*_NUMBER, type(None)), "modified": (*_NUMBER, type(None)), "paths": (list,),
 }
+#: A date further than this from the epoch (about year 5138) is no real date, and
+#: would break showing it.
+_MAX_SECONDS = 1e11
 _PAGE_TYPES: dict[str, tuple[type, ...]] = {
     "number": (int,), "text": (str,), "coverage": (*_NUMBER, type(None)), "glyphs": (int,), "unresolved": (int,),
     "needs_ocr": (bool,),
@@ -40,6 +44,12 @@ def _checked(raw: object, types: dict[str, tuple[type, ...]], what: str) -> dict
         value = raw[key]
         if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
             raise ValueError(f"{what}: field {key!r} has a {type(value).__name__}")
+    if "paths" in raw and not all(isinstance(p, str) for p in raw["paths"]):
+        raise ValueError(f"{what}: field 'paths' holds something other than text")
+    for key in ("created", "modified"):
+        stamp = raw.get(key)
+        if isinstance(stamp, (int, float)) and not -_MAX_SECONDS <= stamp <= _MAX_SECONDS:  # NaN fails too
+            raise ValueError(f"{what}: field {key!r} is not a date")
     return raw
 
 
@@ -123,12 +133,14 @@ def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: i
                             f"extractor error: {type(exc).__name__}: {str(exc)[:160]}", attempts)
     coverages = [p.coverage for p in pages if p.coverage is not None]
     has_text = any(p.glyphs for p in pages)
+    meta = doc.metadata
     return Outcome(
         DocumentRecord(
             doc_hash=read.doc_hash, path=str(path), status=Status.INDEXED if has_text else Status.EMPTY,
-            page_count=len(pages), title=doc.info.get("Title", ""), producer=doc.info.get("Producer", ""),
+            page_count=len(pages), title=meta.title, producer=meta.producer,
             size=read.size, mtime=read.mtime, ingested=time.time(), attempts=attempts,
-            mean_coverage=fmean(coverages) if coverages else None,
+            mean_coverage=fmean(coverages) if coverages else None, author=meta.author, subject=meta.subject,
+            keywords=meta.keywords, created=meta.created, modified=meta.modified, paths=[str(path)],
         ),
         pages,
         doc_hash,

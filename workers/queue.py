@@ -329,8 +329,10 @@ def parse_item(raw: bytes | str, roots: Sequence[Path], verify: Callable[[bytes]
     path = _check_path(doc.path, "the record's path")
     if not under_roots(path, roots):
         raise BadMessage(f"the record's path {path[:200]!r} is outside the writer's PDFINDEX_ROOTS")
-    for name in ("page_count", "size", "mtime", "ingested", "attempts", "mean_coverage"):
+    for name in ("page_count", "size", "mtime", "ingested", "attempts", "mean_coverage", "created", "modified"):
         _check_number(getattr(doc, name), f"record.{name}")
+    if doc.paths not in ([], [doc.path]):  # other copies are the writer's own knowledge, never a message's
+        raise BadMessage("the record's paths are not just its path")
     if len(outcome.pages) > MAX_PAGES:
         raise BadMessage(f"{len(outcome.pages)} pages")
     for n, page in enumerate(outcome.pages, 1):
