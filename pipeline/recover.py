@@ -272,7 +272,7 @@ def objstm_members(data: bytes, n: object, first: object) -> tuple[list[tuple[in
     fits = [c for c in (n if valid_n else None, by_first) if isinstance(c, int) and 0 < 2 * c <= len(run)]
     if by_first is None:  # /First proves nothing: the run of pairs may be longer than /N
         fits.append(len(run) // 2)
-    count = max(fits)
+    count = max(fits) if fits else len(run) // 2  # neither fits: the run is all there is
     lies = []
     if n != count:
         lies.append(f"/N says {n!r} but its header lists {count} objects")

@@ -241,6 +241,20 @@ def test_object_stream_with_a_lying_first(first: int, n: int | None) -> None:
     assert any("does not end its header" in p for p in page.problems), page.problems
 
 
+@pytest.mark.parametrize(("data", "n", "first"), [
+    (b"1 5 2 0 << >> << >>", 5, 8),   # offsets that decrease, /N beyond the header
+    (b"", 3, 0),
+    (b"<< >>", -1, "x"),
+    (b"1 0 2", True, 10**12),
+])
+def test_object_stream_header_that_fits_nothing(data: bytes, n: object, first: object) -> None:
+    from pipeline.recover import objstm_members
+
+    members, problem = objstm_members(data, n, first)  # found by the fuzz bench (strict mode)
+    assert problem
+    assert len(members) <= 1
+
+
 @pytest.mark.parametrize("n", [None, 1, 7])
 def test_truncated_file_with_an_object_stream_is_rebuilt_from_it(n: int | None) -> None:
     # cut before the xref stream: only the scan finds the object stream's members
