@@ -79,6 +79,8 @@ FIELDS = ("text", "title", "author", "subject", "keywords", "producer", "filenam
 #: Fields whose terms spelling suggestions come from, the first the schema has
 #: (an unstemmed field gives words as written rather than stems).
 SUGGESTION_FIELDS = ("exact", "text")
+#: At most this long looking for suggestions (after a search that found nothing).
+SUGGESTION_SECONDS = 0.3
 #: The unstemmed (folded) page words, where the schema has them.
 EXACT_FIELD = "exact"
 
@@ -620,7 +622,11 @@ def suggest(searcher: Searcher, parsed: ParsedQuery, deadline: float) -> str:
     reader = searcher.reader()
     analyse = schema[name].analyzer
     text, changed = parsed.text, False
+    deadline = min(deadline, time.monotonic() + SUGGESTION_SECONDS)
+    nearest_of: dict[str, str | None] = {}  # each distinct word looked up once
     for start, end, word, _fields in sorted(parsed.words, reverse=True):
+        if time.monotonic() > deadline:
+            return ""  # a half-corrected query would mislead
         tokens = [t.text for t in analyse(word, mode="query")]
         if len(tokens) != 1 or is_cjk(tokens[0]) or _NUMBER.fullmatch(tokens[0]):
             continue
@@ -628,7 +634,9 @@ def suggest(searcher: Searcher, parsed: ParsedQuery, deadline: float) -> str:
         if any(reader.doc_frequency(f, t) for f in DEFAULT_FIELDS if f in schema
                for t in [a.text for a in schema[f].analyzer(word, mode="query")]):
             continue
-        nearest = _nearest(reader, name, term, deadline)
+        if term not in nearest_of:
+            nearest_of[term] = _nearest(reader, name, term, deadline)
+        nearest = nearest_of[term]
         if nearest is None:
             continue
         text, changed = text[:start] + _surface(word, term, nearest, analyse) + text[end:], True

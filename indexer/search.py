@@ -234,8 +234,9 @@ def run_search(ix: Index, searcher: Searcher, text: str, options: SearchOptions)
     if partial and not expansion.expired:
         notes.append("the search time limit was reached: results are partial")
     partial = partial or expansion.expired
-    # A suggestion only for a search that really found nothing, in a moment more at most.
-    suggestion = "" if total or partial else suggest(searcher, parsed, max(deadline, time.monotonic() + 0.25))
+    # A suggestion only for a search that really found nothing, at most
+    # SUGGESTION_SECONDS and never much past the deadline.
+    suggestion = "" if total or partial else suggest(searcher, parsed, max(deadline, time.monotonic() + 0.05))
     return SearchResult(
         query=text, total=total, hits=hits, took=time.perf_counter() - started, partial=partial, groups=groups,
         note="; ".join(notes), suggestion=suggestion,

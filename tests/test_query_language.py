@@ -370,3 +370,13 @@ def test_search_help_shows_the_syntax_and_five_examples(home: Path) -> None:
         assert piece in proc.stdout, piece
     examples = proc.stdout.split("examples:", 1)[1]
     assert len(re.findall(r"^\s+pdfindex search ", examples, re.M)) >= 5
+
+
+@pytest.mark.slow
+def test_looking_for_suggestions_is_bounded(wide: PageIndex) -> None:
+    rng = random.Random(3)
+    words = ["".join(rng.choices("abcdefghij", k=7)) + "q" for _ in range(MAX_QUERY_TERMS)]
+    started = time.perf_counter()
+    result = wide.search(" ".join(words), SearchOptions(timeout=5))
+    assert result.total == 0
+    assert time.perf_counter() - started < 1.5
