@@ -99,6 +99,7 @@ class PageTokenizer(Tokenizer):
             yield token
             return
         stem = self._stem
+        indexing = mode != "query"
         pos = start_pos
         for m in _TOKENS.finditer(value):
             run = m.group("cjk")
@@ -121,9 +122,8 @@ class PageTokenizer(Tokenizer):
                     pos += 1
                     yield token
                 continue
-            word = fold(m.group("word"))
-            if stem is not None and not _DIGITS.match(word):
-                word = stem(word)
+            form = fold(m.group("word"))
+            word = stem(form) if stem is not None and not _DIGITS.match(form) else form
             token.text = word
             token.boost = 1.0
             token.stopped = False
@@ -133,8 +133,12 @@ class PageTokenizer(Tokenizer):
                 token.pos = pos
             if chars:
                 token.startchar, token.endchar = start_char + m.start(), start_char + m.end()
-            pos += 1
             yield token
+            if word != form and indexing:
+                # the typed form too, at the same position, for exact_forms
+                token.text = EXACT_MARK + form
+                yield token
+            pos += 1
 
 
 class PathsTokenizer(Tokenizer):
@@ -166,6 +170,10 @@ class PathsTokenizer(Tokenizer):
             yield token
 
 
+#: Marks the indexed exact form of a word whose stem differs ("=personal" beside
+#: "person"); never produced by query analysis, and no typed word starts with it.
+EXACT_MARK = "="
+
 #: Weight of a typed word's exact (folded, unstemmed) form over its stem's match.
 EXACT_BOOST = 1.0
 
@@ -174,8 +182,9 @@ def exact_forms(query: Query, text: str, language: str) -> Query:
     """Stemming finds "person changed run" for "personal change runs"; this makes the
     page holding the words as typed rank first. Each stemmed ``text`` term of the
     parsed query gets the exact forms typed for it (the query text tokenized without
-    stemming) as an optional, boosted match in the ``exact`` field: AndMaybe, so the
-    matches are still the stem's and only their scores change."""
+    stemming), indexed beside the stem as EXACT_MARK + form, as an optional boosted
+    match: AndMaybe, so the matches are still the stem's and only scores change.
+    A form that is its own stem ("run") needs no extra term: its stem term is it."""
     from whoosh.query import AndMaybe, Or, Term  # noqa: PLC0415
 
     stem = stemmer(language)
@@ -193,9 +202,11 @@ def exact_forms(query: Query, text: str, language: str) -> Query:
     def widen(node: Query) -> Query:
         if isinstance(node, Term) and node.fieldname == "text" and isinstance(node.text, str) \
                 and node.text in forms:
-            typed = sorted(forms[node.text])
-            optional: Query = (Term("exact", typed[0], boost=EXACT_BOOST) if len(typed) == 1
-                               else Or([Term("exact", t, boost=EXACT_BOOST) for t in typed]))
+            typed = sorted(forms[node.text] - {node.text})  # a form that is its own stem is the term itself
+            if not typed or not EXACT_BOOST:
+                return node
+            optional: Query = (Term("text", EXACT_MARK + typed[0], boost=EXACT_BOOST) if len(typed) == 1
+                               else Or([Term("text", EXACT_MARK + t, boost=EXACT_BOOST) for t in typed]))
             return AndMaybe(node, optional)
         return node
 

@@ -21,7 +21,8 @@ from whoosh.fields import BOOLEAN, ID, NUMERIC, STORED, TEXT, Schema
 from .analysis import PageTokenizer, PathsTokenizer
 from .records import DocumentRecord, PageRecord, Status
 
-#: 3: author, subject, keywords, created, modified, date, paths, exact.
+#: 3: author, subject, keywords, created, modified, date, paths; exact forms
+#: indexed beside stems (analysis.EXACT_MARK).
 SCHEMA_VERSION = 3
 
 KIND_PAGE = "page"
@@ -52,9 +53,6 @@ def build_schema(language: str) -> Schema:
         producer=TEXT(analyzer=text, stored=True),
         page=NUMERIC(int, stored=True, shift_step=16),
         text=TEXT(analyzer=text, stored=True, phrase=True, multitoken_query="phrase"),
-        # The page's words folded but not stemmed, for ranking the typed forms
-        # first (analysis.exact_forms); frequencies only, no positions.
-        exact=TEXT(analyzer=PageTokenizer("none"), phrase=False),
         author=TEXT(analyzer=text, stored=True),
         subject=TEXT(analyzer=text, stored=True),
         keywords=TEXT(analyzer=text, stored=True),
@@ -108,6 +106,10 @@ def _filename_of(path: str) -> str:
     return path_term(path).replace("\\", "/").rsplit("/", 1)[-1]
 
 
+#: Fields holding a page's whole text: checked for their type only.
+_PAGE_TEXT = frozenset({"text"})
+
+
 def problem_in_fields(schema: Schema, fields: dict[str, Any]) -> str | None:
     """Why Whoosh would fail to add this document, or None. Whoosh adds a
     document's postings field by field and cannot take back the ones already added
@@ -122,13 +124,13 @@ def problem_in_fields(schema: Schema, fields: dict[str, Any]) -> str | None:
             return f"{name}: no such field"
         field = schema[name]
         try:
-            if name == "text":
+            if name in _PAGE_TEXT:
                 if not isinstance(value, str):
-                    return f"text: {type(value).__name__} is not text"
+                    return f"{name}: {type(value).__name__} is not text"
             elif field.indexed:
                 for _ in field.index(value):
                     pass
-            if field.stored and name != "text":
+            if field.stored and name not in _PAGE_TEXT:
                 stored[name] = fields.get(f"_stored_{name}", value)
         except Exception as exc:  # noqa: BLE001 - what the field raises is the reason
             return f"{name}: {type(exc).__name__}: {exc}"
@@ -182,7 +184,7 @@ def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
         "title": doc.title, "producer": doc.producer, "page": page.number,
         "page_count": doc.page_count, "text": page.text, "glyphs": page.glyphs, "unresolved": page.unresolved,
         "needs_ocr": page.needs_ocr, "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested,
-        "exact": page.text, **_metadata_fields(doc),
+        **_metadata_fields(doc),
     }
     if page.coverage is not None:
         fields["coverage"] = page.coverage

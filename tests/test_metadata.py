@@ -336,7 +336,7 @@ def test_cli_shows_other_paths(tmp_path: Path) -> None:
 
 # ---- an index built before metadata -----------------------------------------------
 
-_NEW_FIELDS = ("exact", "author", "subject", "keywords", "date", "paths", "created", "modified")
+_NEW_FIELDS = ("author", "subject", "keywords", "date", "paths", "created", "modified")
 
 
 def test_reindex_from_the_previous_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
