@@ -7,7 +7,7 @@ import sys
 from pipeline import PdfFile, iter_pages, parse_page_ranges
 
 from .errors import CliError
-from .terminal import shown, write_json
+from .terminal import JSON_VERSION, shown, write_json
 
 
 def _pages_arg(pdf: PdfFile, spec: str | None) -> list[int] | None:
@@ -32,7 +32,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
                 "coverage": None if q.coverage is None else round(q.coverage, 4), "needs_ocr": q.needs_ocr,
                 "problems": page.problems,
             })
-        write_json({"file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out)
+        write_json({"version": JSON_VERSION, "file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out)
         return 0
     first = True
     for page in iter_pages(pdf, numbers):

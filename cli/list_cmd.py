@@ -15,14 +15,13 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .errors import CliError
-from .terminal import shown, write_json
+from .terminal import JSON_VERSION, shown, write_json
 
 if TYPE_CHECKING:
     from indexer import DocumentRecord, Hit, Listing
 
 #: The version of every JSON document the CLI writes (docs/json.md); bumped when a
 #: key changes meaning or goes away, not when one is added.
-JSON_VERSION = 1
 #: The most rows one command returns: a bigger --limit is a mistake, not a need.
 MAX_LIMIT = 1_000_000
 STATUSES = ("indexed", "failed", "encrypted", "empty")

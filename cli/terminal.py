@@ -32,6 +32,10 @@ def shown(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+#: The "version" of every JSON output (docs/json.md): raised when a key changes meaning.
+JSON_VERSION = 1
+
+
 def write_json(value: Any, out: TextIO | None = None) -> None:
     """One JSON document and a newline. Non-ASCII text stays readable; a lone
     surrogate (a non-UTF-8 file name) is written as its JSON escape, which a JSON
