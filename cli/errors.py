@@ -4,8 +4,11 @@ layers they call into it, so the entry point need not import those layers (the
 index pulls in Whoosh, which ``pdfindex extract`` should not pay for)."""
 from __future__ import annotations
 
-#: Exit statuses (README "Commands"): 2 is argparse's for a bad command line.
+#: Exit statuses (README "Commands").
 EXIT_ERROR = 1
+#: argparse's status for a bad command line; a query or option value that cannot be
+#: read is one too.
+EXIT_USAGE = 2
 EXIT_PASSWORD = 3
 #: The index cannot be used: disk full, read-only, permission denied, corrupt, or
 #: refused as untrusted (owned or writable by another user).

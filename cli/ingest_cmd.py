@@ -47,7 +47,7 @@ def add_commands(sub: Any) -> None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from indexer import PageIndex  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
     from workers.files import read_passwords  # noqa: PLC0415
-    from workers.plan import make_plan  # noqa: PLC0415
+    from workers.plan import make_plan, record_copies  # noqa: PLC0415
     from workers.progress import Progress, Summary  # noqa: PLC0415
 
     with _user_errors():
@@ -83,6 +83,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
                 run_embedded(index, plan.jobs, passwords, settings, summary, progress,
                              args.workers or settings.workers)
+            record_copies(index, plan)  # copies of content this run indexed get their paths
         finally:
             progress.close()
     print(render_summary(summary))

@@ -14,7 +14,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .errors import CliError
+from .errors import EXIT_USAGE, CliError
 from .terminal import JSON_VERSION, shown, write_json
 
 if TYPE_CHECKING:
@@ -194,7 +194,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     with _user_errors():
         if args.since is not None and args.until is not None and args.since > args.until:
-            raise CliError("--since is after --until: nothing can match")
+            raise CliError("--since is after --until: nothing can match", EXIT_USAGE)
         filters = ListFilters(
             status=Status(args.status) if args.status else None, needs_ocr=args.needs_ocr,
             min_coverage=args.min_coverage,

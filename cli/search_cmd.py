@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import config
 
-from .errors import EXIT_STORAGE, CliError
+from .errors import EXIT_STORAGE, EXIT_USAGE, CliError
 from .list_cmd import (
     coverage_arg,
     hit_json,
@@ -64,9 +64,6 @@ examples:
   pdfindex search 'title:(annual OR yearly) report'
   pdfindex search 'invoic* AND (paid OR settled)' --by-document
   pdfindex search 'error:password status:encrypted' --json"""
-
-#: argparse's status for a bad command line; a query that cannot be read is one.
-EXIT_USAGE = 2
 
 
 class _JoinWords(argparse.Action):

@@ -50,7 +50,7 @@ from whoosh.query import (
 from whoosh.searching import Searcher
 from whoosh.support.levenshtein import damerau_levenshtein
 
-from .analysis import is_cjk
+from .analysis import EXACT_MARK, is_cjk
 from .errors import QueryError
 from .records import Status
 
@@ -76,13 +76,10 @@ DEFAULT_FIELDS: dict[str, float] = {"text": 1.0, "title": 1.5, "filename": 1.0}
 #: What ``field:`` may name. author, subject and keywords come with document
 #: metadata; an index without them answers such a query with nothing.
 FIELDS = ("text", "title", "author", "subject", "keywords", "producer", "filename", "error", "status")
-#: Fields whose terms spelling suggestions come from, the first the schema has
-#: (an unstemmed field gives words as written rather than stems).
-SUGGESTION_FIELDS = ("exact", "text")
+#: The field whose terms spelling suggestions come from.
+SUGGESTION_FIELD = "text"
 #: At most this long looking for suggestions (after a search that found nothing).
 SUGGESTION_SECONDS = 0.3
-#: The unstemmed (folded) page words, where the schema has them.
-EXACT_FIELD = "exact"
 
 _FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):")
 _SPECIAL = set('()"')
@@ -392,17 +389,17 @@ class _Parser:
                 folded = self._analyse(name, text.lower() if name == "status" else text, tokenize=False)
                 if not folded:
                     continue
-                pattern = folded[0]
-                # Page text is indexed as stems; patterns are typed as words, so they
-                # are matched against the unstemmed forms too where the index has them.
-                for target in (name, *([EXACT_FIELD] if name == "text" and EXACT_FIELD in self.schema else [])):
+                # Text is indexed as stems, with the folded word as written beside a
+                # stem that differs from it (marked "=", analysis.EXACT_MARK); patterns
+                # are typed as words, so they are matched against both.
+                for target in (folded[0], EXACT_MARK + folded[0]):
                     if fuzzy is not None:
-                        subs.append(FuzzyTerm(target, pattern, boost=weight, maxdist=fuzzy,
-                                              prefixlength=FUZZY_PREFIX))
-                    elif re.fullmatch(r"[^*?]+\*", pattern):
-                        subs.append(Prefix(target, pattern[:-1], boost=weight))
+                        subs.append(FuzzyTerm(name, target, boost=weight, maxdist=fuzzy,
+                                              prefixlength=FUZZY_PREFIX + (target[0] == EXACT_MARK)))
+                    elif re.fullmatch(r"[^*?]+\*", target):
+                        subs.append(Prefix(name, target[:-1], boost=weight))
                     else:
-                        subs.append(Wildcard(target, pattern, boost=weight))
+                        subs.append(Wildcard(name, target, boost=weight))
                 continue
             words = self._analyse(name, text.lower() if name == "status" else text)
             if len(words) == 1:
@@ -591,7 +588,7 @@ def bound_expansions(searcher: Searcher, query: Query, deadline: float,
 # ---- did you mean ----------------------------------------------------------------------------------
 
 def _suggestion_field(schema: Any) -> str | None:
-    return next((name for name in SUGGESTION_FIELDS if name in schema), None)
+    return SUGGESTION_FIELD if SUGGESTION_FIELD in schema else None
 
 
 def _nearest(reader: Any, name: str, term: str, deadline: float) -> str | None:

@@ -161,16 +161,19 @@ def _prepare(results: Any) -> None:
     results.formatter = _MarkerFormatter()
 
 
-def is_listing_query(text: str) -> bool:
-    """An empty query or ``*``: every page the filters let through, listed rather
-    than searched (expanding ``*`` into every term of the index took seconds)."""
-    return text.strip() in ("", "*")
+def is_listing_query(text: str, options: SearchOptions) -> bool:
+    """``*``, or an empty query with a filter: every page the filters let through,
+    listed rather than searched (expanding ``*`` into every term of the index took
+    seconds). An empty query without any filter is a mistake, which parsing reports."""
+    text = text.strip()
+    filtered = (options.needs_ocr is not None or options.min_coverage is not None or bool(options.path_glob)
+                or options.since is not None or options.until is not None)
+    return text == "*" or (not text and filtered)
 
 
 def _listing_result(searcher: Searcher, text: str, options: SearchOptions, started: float) -> SearchResult:
     filters = ListFilters(needs_ocr=options.needs_ocr, min_coverage=options.min_coverage,
-                          path_glob=options.path_glob, since=getattr(options, "since", None),
-                          until=getattr(options, "until", None))
+                          path_glob=options.path_glob, since=options.since, until=options.until)
     if options.by_document:
         total, shown = list_page_groups(searcher, filters, options.limit, options.offset)
         groups = [DocumentHits(pages[0].doc_hash, pages[0].path, pages[0].title, pages) for pages in shown]
@@ -202,7 +205,7 @@ def run_search(ix: Index, searcher: Searcher, text: str, options: SearchOptions)
     """Run a query; pages (or documents) from ``offset``, at most ``limit``. An
     empty query or ``*`` lists what the filters let through, unscored."""
     started = time.perf_counter()
-    if is_listing_query(text):
+    if is_listing_query(text, options):
         return _listing_result(searcher, text, options, started)
     # One deadline for expanding wildcards and fuzzy words and for collecting.
     deadline = time.monotonic() + options.timeout

@@ -655,9 +655,11 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
 
 
 def test_untimed_broad_search_is_complete(big: PageIndex) -> None:
-    result = big.search("common", SearchOptions(limit=10, timeout=30))
+    result = big.search("common", SearchOptions(limit=10, timeout=30, exact_count=True))
     assert result.partial is False and result.note == ""
-    assert result.total == BIG_DOCS * BIG_PAGES
+    assert result.total == BIG_DOCS * BIG_PAGES and not result.total_is_lower_bound
+    capped = big.search("common", SearchOptions(limit=10, timeout=30))
+    assert (capped.total, capped.total_is_lower_bound) == (1000, True)  # counted up to the cap
     grouped = big.search("common", SearchOptions(limit=10, timeout=30, by_document=True))
     assert grouped.partial is False and grouped.total == BIG_DOCS
 
@@ -679,7 +681,7 @@ def test_readers_work_while_a_writer_holds_the_lock(big: PageIndex) -> None:
     # Searching while a writer holds the lock works (readers take no lock).
     with big.writer(lock_timeout=0.1) as writer:
         writer.add(record("extra", "/big/extra.pdf", [page(1, "uncommitted")]), [page(1, "uncommitted")])
-        assert big.search("common", SearchOptions(timeout=30)).total == BIG_DOCS * BIG_PAGES
+        assert big.search("common", SearchOptions(timeout=30, exact_count=True)).total == BIG_DOCS * BIG_PAGES
         assert big.search("uncommitted").total == 0
         writer.cancel()
     assert big.search("uncommitted").total == 0

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import ListFilters, PageIndex, SearchOptions, Status
+from indexer import ListFilters, PageIndex, QueryError, SearchOptions, Status
 from tests.index_helpers import extracted, page, record
 from tests.builders import one_font_pdf, text_line
 
@@ -113,7 +113,9 @@ def test_search_empty_or_star_lists_pages_with_filters(corpus: dict[str, object]
     ix = PageIndex(corpus["root"])  # type: ignore[arg-type]
     every = ix.search("*", SearchOptions(limit=100))
     assert every.total == 5 and len(every.hits) == 5
-    grouped = ix.search("", SearchOptions(by_document=True, limit=1, offset=1))
+    grouped = ix.search("*", SearchOptions(by_document=True, limit=1, offset=1))
+    with pytest.raises(QueryError, match="empty"):  # an empty query without any filter is a mistake
+        ix.search("", SearchOptions(by_document=True))
     assert grouped.total == 3  # documents with pages
     assert [g.path for g in grouped.groups] == [p["b"]]  # type: ignore[index]
     assert [h.page for h in grouped.groups[0].pages] == [1, 2]
@@ -184,12 +186,12 @@ def test_bad_numbers_and_dates_are_a_bad_command_line(corpus: dict[str, object],
 
 
 def test_since_after_until_and_empty_or_nul_path(corpus: dict[str, object]) -> None:
-    for args in (("--since", "2024", "--until", "2023"), ("--path", ""), ("--path", "a\0b")):
+    for args, status in ((("--since", "2024", "--until", "2023"), 2), (("--path", ""), 1), (("--path", "a\0b"), 1)):
         try:
             proc = run(corpus["base"], "list", *args, "--index", corpus["root"])  # type: ignore[arg-type]
         except ValueError:  # the OS refuses a NUL in an argument: nothing to test
             continue
-        assert proc.returncode == 1, proc.stderr
+        assert proc.returncode == status, proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
 

@@ -335,7 +335,6 @@ def test_bad_query_through_the_cli_is_one_line_and_exit_2(home: Path, index_root
         assert len(lines) == 1 and lines[0].startswith("pdfindex: ") and message in lines[0]
 
 
-@pytest.mark.xfail(strict=True, reason="the listing route (part L) takes an empty query even without filters")
 def test_empty_query_without_filters_is_exit_2(home: Path, index_root: Path) -> None:
     proc = run(home, "search", "--index", index_root)
     assert proc.returncode == 2 and "empty" in proc.stderr
