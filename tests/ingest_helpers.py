@@ -19,7 +19,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -220,6 +220,18 @@ def redis_or_skip(url: str) -> Any:
             pytest.fail(message)
         pytest.skip(message)
     return client
+
+
+@contextlib.contextmanager
+def flushed_redis(url: str) -> Iterator[Any]:
+    """``redis_or_skip(url)``, its database emptied before and after the block."""
+    client = redis_or_skip(url)
+    client.flushdb()
+    try:
+        yield client
+    finally:
+        client.flushdb()
+        client.close()
 
 
 # ---- running pdfindex ----------------------------------------------------------------

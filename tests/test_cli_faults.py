@@ -42,7 +42,7 @@ from indexer import PageIndex, Status
 from tests.builders import font_resources, mono_font, text_line
 from workers.queue import RESULTS, WRITER_ERROR, WRITER_LOCK, WRITING
 from tests.ingest_helpers import (
-    redis_or_skip,
+    flushed_redis,
     ROOT,
     cli_argv,
     cli_env,
@@ -434,11 +434,8 @@ def test_permission_denied_as_a_plain_user_is_exit_4_and_one_line(built: Path) -
 
 @pytest.fixture
 def broker() -> Iterator[redis.Redis]:
-    client = redis_or_skip(REDIS_URL)
-    client.flushdb()
-    yield client
-    client.flushdb()
-    client.close()
+    with flushed_redis(REDIS_URL) as client:
+        yield client
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ import redis
 
 from indexer import PageIndex, Status
 from tests.ingest_helpers import (
+    flushed_redis,
     redis_or_skip,
     REALWORLD_GOOD,
     ROOT,
@@ -62,11 +63,8 @@ REDIS_URL = os.environ.get("PDFINDEX_TEST_REDIS_URL", "redis://127.0.0.1:6379/13
 
 @pytest.fixture
 def broker() -> Iterator[redis.Redis]:
-    client = redis_or_skip(REDIS_URL)
-    client.flushdb()
-    yield client
-    client.flushdb()
-    client.close()
+    with flushed_redis(REDIS_URL) as client:
+        yield client
 
 
 class Cluster:

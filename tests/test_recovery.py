@@ -9,11 +9,8 @@ writer cannot make object and xref streams), plus prefixes of real-world files.
 from __future__ import annotations
 
 import re
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,6 +20,7 @@ from pipeline.document import REBUILT_NOTE
 from tests.builders import font_resources, mono_font, text_line
 from tests.conftest import ROOT
 from tests.pdfwriter import Name, PdfWriter
+from tests.test_realworld import time_limit
 
 WORDS = ["alpha bravo", "charlie delta", "echo foxtrot"]
 
@@ -37,25 +35,6 @@ def three_pages() -> bytes:
 
 def _texts(doc: pipeline.Document) -> list[str]:
     return [p.text for p in doc.pages]
-
-
-class _TooSlow(BaseException):
-    """A BaseException, so no damage handler in the pipeline swallows it."""
-
-
-@contextmanager
-def within(seconds: float) -> Iterator[None]:
-    """Fail (not hang) when the block runs longer than ``seconds``."""
-    def expired(signum: int, frame: object) -> None:
-        raise _TooSlow(f"took more than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _obj_at(data: bytes, num: int) -> int:
@@ -78,7 +57,7 @@ def test_cut_at_every_tenth_byte_never_fails_once_a_page_is_complete() -> None:
     data = three_pages()
     first_page_done = data.index(b"endobj", data.index(b"/Type /Page ")) + 6
     for cut in range(first_page_done, len(data), 10):
-        with within(20):
+        with time_limit(20, "recovery"):
             doc = pipeline.extract(data[:cut])
         assert doc.pages and doc.pages[0].text == WORDS[0], cut
 
@@ -148,7 +127,7 @@ def test_objects_inside_stream_data_do_not_shadow_real_ones() -> None:
 def test_rebuilding_stays_linear_on_hostile_repetition(unit: bytes) -> None:
     data = b"%PDF-1.4\n" + unit * 40_000
     # about 1 s here; quadratic searches take minutes
-    with within(20), pytest.raises(pipeline.NotAPdfError, match="<bytes>"):
+    with time_limit(20, "recovery"), pytest.raises(pipeline.NotAPdfError, match="<bytes>"):
         pipeline.extract(data)
 
 
@@ -308,7 +287,7 @@ def test_xref_prev_loop_through_two_sections_back_to_the_real_table() -> None:
 def test_absurdly_long_xref_chain_is_cut_and_the_file_still_opens() -> None:
     count = 5000  # beyond Python's recursion limit, and our own cap
     data = _append_sections(three_pages(), [*range(1, count), None])
-    with within(30):
+    with time_limit(30, "recovery"):
         doc = pipeline.extract(data)
     assert _texts(doc) == WORDS
     assert any("xref /Prev chain longer than" in p for p in doc.pages[0].problems)
@@ -320,7 +299,7 @@ def test_object_that_refers_to_itself_does_not_spin() -> None:
     end = data.index(b"endobj", mid)
     body = b"3 0 obj\n3 0 R"
     damaged = data[:mid] + body.ljust(end - mid) + data[end:]
-    with within(20):  # pdfminer.six's resolve1 alone would loop forever
+    with time_limit(20, "recovery"):  # pdfminer.six's resolve1 alone would loop forever
         doc = pipeline.extract(damaged)
     assert len(doc.pages) == 3
 
