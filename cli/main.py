@@ -95,8 +95,21 @@ def _check_language(settings: config.Settings) -> None:
         raise config.SettingsError(f"PDFINDEX_LANGUAGE: {exc}") from None
 
 
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Options may come between a search's words (`search free --json culture`):
+    argparse stops a positional list at the first option, so the words after it come
+    back unrecognised and are added to the query. Anything else unknown is an error."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if args.command != "search" or any(word.startswith("-") for word in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.query = " ".join(part for part in (args.query, *extra) if part)
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _parse(argv)
     try:
         if args.command not in _WITHOUT_SETTINGS:
             _check_language(config.load())  # every setting checked before any work starts

@@ -348,6 +348,11 @@ def test_positional_words_are_joined_into_one_query(home: Path, index_root: Path
     assert {(h["path"], h["page"]) for h in out["hits"]} == {(FREE, 1)}
     proc = run(home, "search", "--json", "--index", index_root, "--", "culture", "-free")
     assert {(h["path"], h["page"]) for h in json.loads(proc.stdout)["hits"]} == {(CULTURE, 1)}
+    proc = run(home, "search", "free", "--json", "--index", index_root, "culture")  # options between words
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["query"] == "free culture"
+    proc = run(home, "stats", "--index", index_root, "stray")  # other commands still refuse extra words
+    assert proc.returncode == 2 and "unrecognized arguments: stray" in proc.stderr
 
 
 def test_suggestion_in_json_and_text(home: Path, index_root: Path) -> None:
