@@ -7,6 +7,9 @@ replace Whoosh here alone. Modules: ``analysis`` (tokens), ``schema`` (fields),
 """
 from __future__ import annotations
 
+# First of all: Whoosh imported without the start-up cost of two unused imports.
+from . import lean_import  # noqa: F401  # isort: skip
+
 import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
