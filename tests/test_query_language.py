@@ -285,7 +285,7 @@ def test_expansion_stays_inside_the_time_limit(wide: PageIndex, query: str) -> N
     # deadline would spend seconds expanding.
     started = time.process_time()
     result = wide.search(query, SearchOptions(timeout=limit))
-    assert time.process_time() - started < limit + 0.5
+    assert time.process_time() - started < limit + 1.0
     assert result.partial or result.note == "" or "terms" in result.note
 
 
