@@ -482,11 +482,6 @@ def parse(ix: Index | Any, text: str) -> ParsedQuery:
     return ParsedQuery(query, text, parser.words)
 
 
-def parse_query(ix: Index | Any, text: str) -> Query:
-    """The Whoosh query for ``text`` (see the module's syntax)."""
-    return parse(ix, text).query
-
-
 # ---- bounded expansion ----------------------------------------------------------------------------
 
 _MULTI = (Prefix, Wildcard, FuzzyTerm, TermRange)

@@ -28,3 +28,11 @@ def producers() -> Path:
     if not (PRODUCERS / "MANIFEST.tsv").exists():
         pytest.skip(f"producers corpus not found at {PRODUCERS} (set PDFINDEX_SHARED)")
     return PRODUCERS
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A home directory of its own, so no test of the CLI can touch the real user data dir."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path

@@ -45,13 +45,6 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
 # ---- version ----------------------------------------------------------------------------------
 
 def test_version_and_python_dash_m(home: Path, index: Path) -> None:

@@ -318,12 +318,6 @@ def run(home: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, encoding="utf-8", timeout=60)
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    (tmp_path / "home").mkdir()
-    return tmp_path / "home"
-
-
 @pytest.mark.parametrize(("query", "message"), [
     ('"unterminated', "never closed"), ("title:(", "never closed"), ("nosuchfield:foo", "unknown field"),
     ("free AND", "nothing after"), ("x" * (MAX_QUERY_CHARS + 1), "characters long"),

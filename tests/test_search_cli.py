@@ -42,14 +42,6 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    """A home directory of its own, so no test can touch the real user data dir."""
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
 def run(home: Path, *args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PDFINDEX_", "XDG_"))}
     base.update(HOME=str(home), PYTHONIOENCODING="utf-8", **env)
