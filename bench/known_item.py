@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pipeline  # noqa: E402
-from indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status, analysis  # noqa: E402
+from indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status, analysis, exact  # noqa: E402
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "producers"
 _WORD = re.compile(r"[^\W\d_]{3,}")
@@ -108,8 +108,8 @@ def build_index(corpus: Path, root: Path) -> tuple[PageIndex, float]:
 def success_at_1(ix: PageIndex, queries: list[Query], boost: float) -> tuple[float, list[Query]]:
     """The share of queries whose best document is theirs, with this exact-form
     boost (0: stems only), and the queries missed."""
-    saved = analysis.EXACT_BOOST
-    analysis.EXACT_BOOST = boost
+    saved = exact.EXACT_WEIGHT
+    exact.EXACT_WEIGHT = boost
     missed: list[Query] = []
     try:
         for q in queries:
@@ -117,7 +117,7 @@ def success_at_1(ix: PageIndex, queries: list[Query], boost: float) -> tuple[flo
             if not result.groups or result.groups[0].path != q.path:
                 missed.append(q)
     finally:
-        analysis.EXACT_BOOST = saved
+        exact.EXACT_WEIGHT = saved
     return (1 - len(missed) / len(queries)) if queries else 0.0, missed
 
 
@@ -136,8 +136,8 @@ def main() -> int:
         files = len(list(args.corpus.glob("*.pdf")))
         phrases = sum(q.text.startswith('"') for q in queries)
         print(f"{files} PDFs indexed in {took:.1f} s; {len(queries)} queries ({phrases} phrases)")
-        for label, boost in (("stems only (before)", 0.0), (f"exact forms x{analysis.EXACT_BOOST:g} (after)",
-                                                            analysis.EXACT_BOOST)):
+        for label, boost in (("stems only (before)", 0.0), (f"exact forms x{exact.EXACT_WEIGHT:g} (after)",
+                                                            exact.EXACT_WEIGHT)):
             rate, missed = success_at_1(ix, queries, boost)
             print(f"success@1 {label}: {rate:.3f} ({len(queries) - len(missed)}/{len(queries)})")
             if args.show_missed:

@@ -22,7 +22,6 @@ from functools import lru_cache
 from typing import Any
 
 from whoosh.analysis import Token, Tokenizer
-from whoosh.query import Query
 from whoosh.lang import has_stemmer, stemmer_for_language
 
 # Han (with extensions and compatibility ideographs), kana (with halfwidth), Hangul
@@ -43,7 +42,8 @@ _DIGITS = re.compile(r"^[\d.,'’]+$")
 
 
 def fold(text: str) -> str:
-    """NFKC, case folding and accent folding of one token."""
+    """NFKC, case folding and accent folding of a token (or of a whole text: the
+    same steps, so a page folded at once matches its words folded one by one)."""
     text = unicodedata.normalize("NFKC", text).casefold()
     if text.isascii():
         return text
@@ -99,7 +99,6 @@ class PageTokenizer(Tokenizer):
             yield token
             return
         stem = self._stem
-        indexing = mode != "query"
         pos = start_pos
         for m in _TOKENS.finditer(value):
             run = m.group("cjk")
@@ -134,10 +133,6 @@ class PageTokenizer(Tokenizer):
             if chars:
                 token.startchar, token.endchar = start_char + m.start(), start_char + m.end()
             yield token
-            if word != form and indexing:
-                # the typed form too, at the same position, for exact_forms
-                token.text = EXACT_MARK + form
-                yield token
             pos += 1
 
 
@@ -170,44 +165,10 @@ class PathsTokenizer(Tokenizer):
             yield token
 
 
-#: Marks the indexed exact form of a word whose stem differs ("=personal" beside
-#: "person"); never produced by query analysis, and no typed word starts with it.
-EXACT_MARK = "="
-
-#: Weight of a typed word's exact (folded, unstemmed) form over its stem's match.
-EXACT_BOOST = 1.0
-
-
-def exact_forms(query: Query, text: str, language: str) -> Query:
-    """Stemming finds "person changed run" for "personal change runs"; this makes the
-    page holding the words as typed rank first. Each stemmed ``text`` term of the
-    parsed query gets the exact forms typed for it (the query text tokenized without
-    stemming), indexed beside the stem as EXACT_MARK + form, as an optional boosted
-    match: AndMaybe, so the matches are still the stem's and only scores change.
-    A form that is its own stem ("run") needs no extra term: its stem term is it."""
-    from whoosh.query import AndMaybe, Or, Term  # noqa: PLC0415
-
-    stem = stemmer(language)
-    if stem is None:
-        return query
-    forms: dict[str, set[str]] = {}
+def folded_words(text: str) -> Iterator[str]:
+    """The words of ``text`` as the tokenizer folds them before stemming (numbers
+    and CJK runs left out): what a query's words were typed as."""
     for m in _TOKENS.finditer(text):
         word = m.group("word")
-        if word is None:
-            continue
-        folded = fold(word)
-        if not _DIGITS.match(folded):
-            forms.setdefault(stem(folded), set()).add(folded)
-
-    def widen(node: Query) -> Query:
-        if isinstance(node, Term) and node.fieldname == "text" and isinstance(node.text, str) \
-                and node.text in forms:
-            typed = sorted(forms[node.text] - {node.text})  # a form that is its own stem is the term itself
-            if not typed or not EXACT_BOOST:
-                return node
-            optional: Query = (Term("text", EXACT_MARK + typed[0], boost=EXACT_BOOST) if len(typed) == 1
-                               else Or([Term("text", EXACT_MARK + t, boost=EXACT_BOOST) for t in typed]))
-            return AndMaybe(node, optional)
-        return node
-
-    return query.accept(widen)
+        if word is not None and not _DIGITS.match(folded := fold(word)):
+            yield folded

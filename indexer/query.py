@@ -50,7 +50,7 @@ from whoosh.query import (
 from whoosh.searching import Searcher
 from whoosh.support.levenshtein import damerau_levenshtein
 
-from .analysis import EXACT_MARK, is_cjk
+from .analysis import is_cjk
 from .errors import QueryError
 from .records import Status
 
@@ -389,14 +389,20 @@ class _Parser:
                 folded = self._analyse(name, text.lower() if name == "status" else text, tokenize=False)
                 if not folded:
                     continue
-                # Text is indexed as stems, with the folded word as written beside a
-                # stem that differs from it (marked "=", analysis.EXACT_MARK); patterns
-                # are typed as words, so they are matched against both.
-                for target in (folded[0], EXACT_MARK + folded[0]):
+                # Text is indexed as stems and patterns are typed as words: a prefix
+                # or a fuzzy word is matched as typed and as its stem ("personal*"
+                # finds the stem "person", which "personal" was indexed as).
+                targets = [folded[0]]
+                prefix = re.fullmatch(r"([^*?]+)\*", folded[0])
+                if fuzzy is not None or prefix:
+                    word = prefix.group(1) if prefix else folded[0]
+                    stem = self._analyse(name, word)
+                    if len(stem) == 1 and stem[0] != word:
+                        targets.append(stem[0] + "*" if prefix else stem[0])
+                for target in targets:
                     if fuzzy is not None:
-                        subs.append(FuzzyTerm(name, target, boost=weight, maxdist=fuzzy,
-                                              prefixlength=FUZZY_PREFIX + (target[0] == EXACT_MARK)))
-                    elif re.fullmatch(r"[^*?]+\*", target):
+                        subs.append(FuzzyTerm(name, target, boost=weight, maxdist=fuzzy, prefixlength=FUZZY_PREFIX))
+                    elif target.endswith("*") and "*" not in target[:-1] and "?" not in target:
                         subs.append(Prefix(name, target[:-1], boost=weight))
                     else:
                         subs.append(Wildcard(name, target, boost=weight))

@@ -22,8 +22,8 @@ from .analysis import PageTokenizer, PathsTokenizer
 from .records import DocumentRecord, PageRecord, Status
 
 #: 3: author, subject, keywords, created, modified, date, paths; exact forms
-#: indexed beside stems (analysis.EXACT_MARK).
-SCHEMA_VERSION = 3
+#: indexed beside stems. 4: exact forms no longer indexed (indexer/exact.py).
+SCHEMA_VERSION = 4
 
 KIND_PAGE = "page"
 KIND_DOC = "doc"

@@ -14,7 +14,7 @@ from whoosh.query import And, NumericRange, Query, Term, Wildcard
 from whoosh.searching import Hit as WhooshHit
 from whoosh.searching import Searcher
 
-from .analysis import exact_forms
+from .exact import RERANK_WINDOW, TypedForms, rerank, typed_forms
 from .errors import QueryError
 from .query import bound_expansions, parse, suggest
 from .listing import ListFilters, list_page_groups, list_pages
@@ -156,7 +156,16 @@ def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: in
     return collector.results(), partial
 
 
-def _prepare(results: Any) -> None:
+def _stored_text(searcher: Searcher) -> Any:
+    def text_of(docnum: int) -> list[str]:
+        stored = searcher.stored_fields(docnum)
+        return [stored.get("text", ""), stored.get("title", "")]
+    return text_of
+
+
+def _prepare(results: Any, searcher: Searcher, forms: TypedForms | None) -> None:
+    if forms is not None:
+        results.top_n = rerank(results.top_n, forms, _stored_text(searcher))
     results.fragmenter = highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=40)
     results.formatter = _MarkerFormatter()
 
@@ -210,13 +219,14 @@ def run_search(ix: Index, searcher: Searcher, text: str, options: SearchOptions)
     # One deadline for expanding wildcards and fuzzy words and for collecting.
     deadline = time.monotonic() + options.timeout
     parsed = parse(ix, text)
-    query = exact_forms(parsed.query, text, getattr(ix.schema["text"].analyzer, "language", "none"))
-    query, expansion = bound_expansions(searcher, query, deadline)
+    forms = None if options.sort != "score" else typed_forms(
+        parsed.query, text, getattr(ix.schema["text"].analyzer, "language", "none"))
+    query, expansion = bound_expansions(searcher, parsed.query, deadline)
     options = replace(options, timeout=max(deadline - time.monotonic(), 1e-6))
     lower_bound = False
     if options.by_document:
         results, partial = _collect(searcher, query, options, None)
-        _prepare(results)
+        _prepare(results, searcher, forms)
         highlight = options.highlight and not (partial or expansion.expired)
         grouped: dict[str, list[WhooshHit]] = {}
         for whoosh_hit in results:  # score order: each document's best page first
@@ -229,8 +239,9 @@ def run_search(ix: Index, searcher: Searcher, text: str, options: SearchOptions)
         total = len(grouped)
         hits = []
     else:
-        results, partial = _collect(searcher, query, options, options.offset + options.limit)
-        _prepare(results)
+        wanted = options.offset + options.limit
+        results, partial = _collect(searcher, query, options, wanted if forms is None else max(wanted, RERANK_WINDOW))
+        _prepare(results, searcher, forms)
         # Past the deadline, no more work: highlighting costs a walk over every
         # expanded term for each hit (0.3 s for a 1,000-term range on 10 hits).
         highlight = options.highlight and not (partial or expansion.expired)

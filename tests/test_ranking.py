@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import PageIndex, SearchOptions, analysis
+from indexer import PageIndex, SearchOptions, exact
 from tests.index_helpers import GB, cjk_pdf, extracted, page, record
 
 EXACT = "/r/exact.pdf"
@@ -43,7 +43,7 @@ def test_other_forms_typed_rank_their_page_first(index: PageIndex) -> None:
 def test_stems_alone_would_rank_the_other_page_first(index: PageIndex, monkeypatch: pytest.MonkeyPatch) -> None:
     """The pair does tempt the stemmer: without the exact forms' weight the order
     flips, so the test above fails without the change."""
-    monkeypatch.setattr(analysis, "EXACT_BOOST", 0.0)
+    monkeypatch.setattr(exact, "EXACT_WEIGHT", 0.0)
     assert _order(index, "personal change runs") == [OTHER, EXACT]
 
 
@@ -54,11 +54,10 @@ def test_phrases_wildcards_fields_and_cjk_still_work(index: PageIndex) -> None:
     assert _order(index, "personal -runs") == []  # both pages hold a form of "run"
 
 
-def test_exact_forms_leave_a_query_without_stemming_alone() -> None:
+def test_a_query_without_stemming_is_not_reranked() -> None:
     from whoosh.query import Term
 
-    query = Term("text", "runs")
-    assert analysis.exact_forms(query, "runs", "none") is query
+    assert exact.typed_forms(Term("text", "runs"), "runs", "none") is None
 
 
 def test_reindexed_index_keeps_the_ranking(tmp_path: Path) -> None:
@@ -71,3 +70,30 @@ def test_reindexed_index_keeps_the_ranking(tmp_path: Path) -> None:
             w.add(record(label, path, pages), pages)
     ix.reindex()
     assert _order(PageIndex(root, "en"), "personal change runs") == [EXACT, OTHER]
+
+
+def test_phrases_rank_the_typed_forms_first(index: PageIndex) -> None:
+    # other-forms.pdf holds "personal changes": the same stems, one form typed
+    assert _order(index, '"personal change"') == [EXACT, OTHER]
+
+
+def test_a_prefix_matches_the_stem_its_word_was_indexed_as(index: PageIndex) -> None:
+    # "personal" is indexed as the stem "person": "personal*" must still find it
+    assert set(_order(index, "personal*")) == {EXACT, OTHER}
+    assert set(_order(index, "personal~1")) == {EXACT, OTHER}
+
+
+def test_paging_through_reranked_results_shows_each_page_once(tmp_path: Path) -> None:
+    ix = PageIndex(tmp_path / "ix", "en")
+    with ix.writer() as w:
+        for n in range(exact.RERANK_WINDOW + 30):
+            # every page holds the stem; every third the typed form
+            text = ("personal " if n % 3 == 0 else "persons ") + "word " * (n % 7)
+            pages = [page(1, text)]
+            w.add(record(f"d{n}", f"/r/{n}.pdf", pages), pages)
+    seen: list[str] = []
+    for offset in range(0, exact.RERANK_WINDOW + 30, 25):
+        seen += [h.path for h in ix.search("personal", SearchOptions(limit=25, offset=offset)).hits]
+    assert len(seen) == exact.RERANK_WINDOW + 30 == len(set(seen))
+    first = ix.search("personal", SearchOptions(limit=10)).hits
+    assert all(int(h.path.split("/")[-1][:-4]) % 3 == 0 for h in first)  # typed form first
