@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
 import config
@@ -94,7 +93,7 @@ def render_summary(summary: Summary) -> str:
     """The end-of-run report; file names and reasons escaped for the terminal."""
     elapsed = time.monotonic() - summary.started
     rate = summary.pages / elapsed if elapsed > 0 else 0.0
-    coverage = f"{fmean(summary.coverages):.3f}" if summary.coverages else "n/a"
+    coverage = f"{sum(summary.coverages) / len(summary.coverages):.3f}" if summary.coverages else "n/a"
     lines = [
         "interrupted: the index holds everything committed so far; run the same command again to resume"
         if summary.interrupted else "done",

@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from whoosh.index import Index
 from whoosh.query import Term
@@ -44,7 +45,9 @@ from .records import (
 )
 from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
 from .search import run_search
-from .writer import PageWriter
+
+if TYPE_CHECKING:
+    from .writer import PageWriter
 
 __all__ = [
     "DocumentHits",
@@ -99,6 +102,8 @@ class PageIndex:
     # ---- writing --------------------------------------------------------------
 
     def writer(self, batch_pages: int = 2000, lock_timeout: float = 30.0) -> PageWriter:
+        from .writer import PageWriter  # noqa: PLC0415 - a search never writes: not in its start-up
+
         return PageWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
 
     def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:

@@ -40,7 +40,6 @@ from whoosh.query import (
     Not,
     NullQuery,
     Or,
-    Phrase,
     Prefix,
     Query,
     Term,
@@ -52,6 +51,7 @@ from whoosh.support.levenshtein import damerau_levenshtein
 
 from .analysis import is_cjk
 from .errors import QueryError
+from .phrase import AdjacentPhrase
 from .records import Status
 
 #: A longer query is refused before it is read (a person types far less; Whoosh's
@@ -334,7 +334,7 @@ class _Parser:
             if len(words) == 1:
                 subs.append(Term(name, words[0], boost=boost))
             elif words:
-                subs.append(Phrase(name, words, slop=slop, boost=boost))
+                subs.append(AdjacentPhrase(name, words, slop=slop, boost=boost))
         return _any_of(subs)
 
     def range(self, tok: _Token, fields: tuple[str, ...]) -> Query | None:
@@ -413,7 +413,7 @@ class _Parser:
             elif words:
                 kind = getattr(self.schema[name], "multitoken_query", "default")
                 if kind == "phrase":
-                    subs.append(Phrase(name, words, boost=weight))
+                    subs.append(AdjacentPhrase(name, words, boost=weight))
                 elif kind == "or":
                     subs.append(Or([Term(name, w) for w in words], boost=weight))
                 else:
