@@ -31,12 +31,15 @@ _CJK = (
     "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff"
     "\uff66-\uffdc\U00020000-\U0003134f"
 )
+# Each use of the CJK class costs ~3.5 ms of start-up to compile (re builds a
+# 64k-entry map of it in Python): it appears twice, and the letter class of words
+# once; a word's trailing apostrophe or dot is cut off by the tokenizer.
 _TOKENS = re.compile(
-    f"(?P<cjk>[{_CJK}]+(?:\n[{_CJK}]+)*)"  # a line break inside CJK text is a wrapped line
+    f"(?P<cjk>(?:[{_CJK}]\n?)+)"  # a line break inside CJK text is a wrapped line
     r"|(?P<word>\d+(?:[.,]\d+)+(?![^\W_])"  # numbers keep their separators: 1,485.1
-    f"|[^\\W_{_CJK}]+(?:['’.][^\\W_{_CJK}]+)*)"  # words keep inner apostrophes and dots: U.S.A
+    f"|(?:[^\\W_{_CJK}]+['’.]?)+)"  # words keep inner apostrophes and dots: U.S.A
 )
-_CJK_CHAR = re.compile(f"[{_CJK}]")
+_WORD_END = "'’."
 _COMBINING = re.compile("[\u0300-\u036f]")
 _DIGITS = re.compile(r"^[\d.,'’]+$")
 
@@ -54,7 +57,8 @@ def fold(text: str) -> str:
 
 
 def is_cjk(text: str) -> bool:
-    return bool(text) and all(_CJK_CHAR.match(ch) for ch in text)
+    m = _TOKENS.fullmatch(text)
+    return m is not None and m.group("cjk") is not None and "\n" not in text
 
 
 def stemmer(language: str) -> Callable[[str], str] | None:
@@ -121,17 +125,20 @@ class PageTokenizer(Tokenizer):
                     pos += 1
                     yield token
                 continue
-            form = fold(m.group("word"))
+            raw = m.group("word")
+            if raw[-1] in _WORD_END:
+                raw = raw.rstrip(_WORD_END)
+            form = fold(raw)
             word = stem(form) if stem is not None and not _DIGITS.match(form) else form
             token.text = word
             token.boost = 1.0
             token.stopped = False
             if keeporiginal:
-                token.original = m.group("word")
+                token.original = raw
             if positions:
                 token.pos = pos
             if chars:
-                token.startchar, token.endchar = start_char + m.start(), start_char + m.end()
+                token.startchar, token.endchar = start_char + m.start(), start_char + m.start() + len(raw)
             yield token
             pos += 1
 
@@ -170,5 +177,5 @@ def folded_words(text: str) -> Iterator[str]:
     and CJK runs left out): what a query's words were typed as."""
     for m in _TOKENS.finditer(text):
         word = m.group("word")
-        if word is not None and not _DIGITS.match(folded := fold(word)):
+        if word is not None and (word := word.rstrip(_WORD_END)) and not _DIGITS.match(folded := fold(word)):
             yield folded
