@@ -32,6 +32,7 @@ from .errors import (
     is_storage_fault,
 )
 from .listing import ListFilters, Listing
+from .merge import tiered_merge
 from .records import (
     DocumentHits,
     DocumentRecord,
@@ -268,9 +269,9 @@ def _copy_into_new_generation(root: Path, old: Index, language: str, batch_pages
                 writer.add_document(**fields_from_stored(stored))
                 copied += 1
                 if copied % batch_pages == 0:
-                    writer.commit()
+                    writer.commit(mergetype=tiered_merge)
                     writer = new.writer()
-        writer.commit()
+        writer.commit(mergetype=tiered_merge)
     except BaseException:
         with contextlib.suppress(Exception):
             if writer is not None and not writer.is_closed:

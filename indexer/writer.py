@@ -35,6 +35,7 @@ from whoosh.writing import SegmentWriter
 
 from . import store
 from .errors import IndexBusy, short_line
+from .merge import tiered_merge
 from .records import DocumentRecord, PageRecord, Status
 from .schema import KIND_DOC, doc_fields, fields_from_stored, page_fields, path_term, problem_in_fields
 
@@ -208,7 +209,7 @@ class PageWriter:
             try:
                 with store.storage_faults(Path(self._root), "committing a batch", written=True):
                     self._apply(writer, rejected)
-                    writer.commit()
+                    writer.commit(mergetype=tiered_merge)
             except BaseException:
                 if not self._landed(writer):
                     self._abandon(writer)
