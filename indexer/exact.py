@@ -25,8 +25,9 @@ from whoosh.query import Query
 
 from .analysis import fold, folded_words, stemmer
 
-#: How many of the best-scored pages are re-ranked.
-RERANK_WINDOW = 100
+#: How many of the best-scored pages are re-ranked (collecting the top 100 instead of
+#: the top 10 made a common-term search 50 % slower: less block skipping).
+RERANK_WINDOW = 30
 #: A page holding every word of the query as typed gains this times the best score
 #: of the window (at 1.0 it outranks every page holding none of them as typed).
 EXACT_WEIGHT = 1.0

@@ -58,26 +58,34 @@ class _AdjacentMatcher(WrappingMatcher):
                 return False
         return True
 
-    def _find_next(self) -> None:
-        child = self.child
+    def _find_next(self, floor: float | None = None) -> bool:
+        """Move to the next adjacent match; True if a new block was entered (the
+        collector then checks block quality again). Within a skip to quality
+        ``floor``, a block entered on the way is skipped too if it cannot reach it."""
+        child, entered = self.child, False
         while child.is_active() and not self._adjacent():
-            child.next()
+            if child.next():
+                entered = True
+                if floor is not None and child.is_active() and child.block_quality() <= floor:
+                    child.skip_to_quality(floor)
+        return entered
 
     def replace(self, minquality: float = 0) -> Any:
         # The leaf matchers are held for their positions: never swapped for others.
         return self if self.is_active() else NullMatcher()
 
-    def next(self) -> None:
-        self.child.next()
-        self._find_next()
+    def next(self) -> bool:
+        entered = bool(self.child.next())
+        return self._find_next() or entered
 
-    def skip_to(self, id: int) -> None:
-        self.child.skip_to(id)
-        self._find_next()
+    def skip_to(self, id: int) -> bool:
+        entered = bool(self.child.skip_to(id))
+        return self._find_next() or entered
 
     def skip_to_quality(self, minquality: float) -> int:
-        skipped = self.child.skip_to_quality(minquality / self.boost)
-        self._find_next()
+        floor = minquality / self.boost
+        skipped = self.child.skip_to_quality(floor)
+        self._find_next(floor)
         return skipped
 
     def all_ids(self) -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 from whoosh import highlight, sorting
 from whoosh.collectors import FilterCollector, TimeLimit, TopCollector
 from whoosh.index import Index
-from whoosh.query import And, NumericRange, Query, Term, Wildcard
+from whoosh.query import And, NumericRange, Phrase, Query, Term, Wildcard
 from whoosh.searching import Hit as WhooshHit
 from whoosh.searching import Searcher
 
@@ -158,10 +158,17 @@ def _order(options: SearchOptions) -> Any:
     return None
 
 
+def _has_phrase(query: Query) -> bool:
+    return isinstance(query, Phrase) or any(_has_phrase(child) for child in query.children())
+
+
 def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: int | None) -> tuple[Any, bool]:
     allow, restrict = _filters(searcher, options, _searches_records(query))
-    collector = _FilteredDeadlineCollector(searcher.collector(limit=limit, sortedby=_order(options)), allow, restrict,
-                                           options.timeout)
+    # Skipping blocks by quality hardly skips for a phrase (every block of two common
+    # words holds a page that scores high), and then the total needs a second pass:
+    # without skipping, the collector counts every match as it goes.
+    child = searcher.collector(limit=limit, sortedby=_order(options), optimize=not _has_phrase(query))
+    collector = _FilteredDeadlineCollector(child, allow, restrict, options.timeout)
     partial = False
     try:
         searcher.search_with_collector(query, collector)
