@@ -1,4 +1,4 @@
-"""Importing Whoosh without two imports of its own that no search uses.
+"""Importing Whoosh without three imports of its own that no search uses.
 
 ``whoosh.compat`` imports ``urllib.request`` (for ``urlretrieve``, which pdfindex
 never calls: it pulls in http.client and email), and ``whoosh.reading`` takes
@@ -9,6 +9,9 @@ take their place: ``urlretrieve`` imports the real one when called, and
 ``functools.cached_property`` does the one job Whoosh gives ``cached_property`` (a
 per-reader cache on ``SegmentReader``, a class with a ``__dict__``). The stand-ins are
 removed afterwards, so any later import of either module gets the real one.
+Likewise ``whoosh.query.terms`` takes ``variations`` from ``whoosh.lang.morph_en``,
+whose rule table takes 12 ms to compile, for the Variations query pdfindex never
+builds: the stand-in imports the real function when called.
 """
 from __future__ import annotations
 
@@ -30,6 +33,12 @@ def _urlretrieve(*args: Any, **kwargs: Any) -> Any:
     from urllib.request import urlretrieve  # noqa: PLC0415 - the real one, only if ever called
 
     return urlretrieve(*args, **kwargs)
+
+
+def _variations(*args: Any, **kwargs: Any) -> Any:
+    from whoosh.lang.morph_en import variations  # noqa: PLC0415 - the real one, only if ever called
+
+    return variations(*args, **kwargs)
 
 
 @contextmanager
@@ -55,6 +64,7 @@ def import_whoosh() -> None:
     with ExitStack() as stack:
         stack.enter_context(_standing_in("urllib.request", urlretrieve=_urlretrieve))
         stack.enter_context(_standing_in("cached_property", cached_property=functools.cached_property))
+        stack.enter_context(_standing_in("whoosh.lang.morph_en", variations=_variations))
         for module in _WHOOSH_MODULES:
             importlib.import_module(module)
 
