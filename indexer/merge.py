@@ -8,11 +8,13 @@ rewrote 250 MB and stopped the writer for over three minutes), and each such mer
 is larger than the last. Here segments are grouped by the order of magnitude of
 their page count; when MERGE_FACTOR segments share a tier they are merged into the
 commit's new segment (one tier per commit), which lands in the next tier. A merge
-never makes a segment of more than MAX_MERGED_DOCS: merging costs about as much per
-page as indexing it, so with 2,000-page batches a page is rewritten once (into a
-~20,000-page segment) and never again, and no commit stops for longer than merging
-that many pages takes. The price is more segments at a million pages (~50), which
-searching pays for far less than the writer would for larger merges.
+never makes a segment of more than MAX_MERGED_DOCS: Whoosh merges by re-adding every
+posting through its sorting pool, which costs more per page than indexing it (ten
+2,000-page segments took over two minutes, the ten commits that wrote them 110 s).
+So the segments of full batches are never merged by the writer, and what is merged is
+the litter of small commits (a Celery writer committing a few files at a time). The
+price is one segment per batch (25 at 50,000 pages with 2,000-page batches); searching
+pays for them far less than the writer would for merging them.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from typing import Any
 from whoosh.reading import SegmentReader
 
 MERGE_FACTOR = 10
-MAX_MERGED_DOCS = 60_000
+MAX_MERGED_DOCS = 10_000
 
 
 def _tier(segment: Any) -> int:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import PageIndex, merge
+from pdfindex.indexer import PageIndex, merge
 from tests.index_helpers import page, record
 
 
@@ -15,7 +15,7 @@ def _segment_sizes(ix: PageIndex) -> list[int]:
 
 def test_segments_merge_in_tiers_and_nothing_is_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(merge, "MERGE_FACTOR", 3)
-    monkeypatch.setattr(merge, "MAX_MERGED_DOCS", 40)
+    monkeypatch.setattr(merge, "MAX_MERGED_DOCS", 40)  # scaled down like the batches
     ix = PageIndex(tmp_path / "ix", "en")
     sizes = []
     for n in range(12):  # 12 commits of 2 documents of 1 page each: 4 Whoosh documents a commit
