@@ -366,7 +366,7 @@ def _pdftotext_version(exe: str) -> str:
 def available_tools() -> tuple[list[Tool], list[str]]:
     """The tools this interpreter can run, and a note for each one that is absent."""
     py = sys.executable
-    tools = [Tool("pdfindex", (py, "-m", "cli.main", "extract", FILE),
+    tools = [Tool("pdfindex", (py, "-m", "pdfindex.cli.main", "extract", FILE),
                   _dist_version("pdfindex") or "?", quick=True)]
     notes: list[str] = []
     candidates = (("pdfminer.six", "pdfminer", "pdfminer.six", _PDFMINER, True),
@@ -535,7 +535,7 @@ def verdict(target: Target, outcomes: Sequence[Outcome]) -> str:
 # ------------------------------------------------------------------ main
 
 def _page_count(path: Path) -> int:
-    from pipeline import PdfFile  # noqa: PLC0415 - after sys.path is set up; the page count pdfindex sees; the same for every tool
+    from pdfindex.pipeline import PdfFile  # noqa: PLC0415 - after sys.path is set up; the page count pdfindex sees; the same for every tool
 
     return PdfFile(path).page_count
 

@@ -193,7 +193,7 @@ def child_ours(path: str) -> int:
     """Our extraction of one file: JSON on stdout, our one line on stderr for an
     ExtractionError; anything else escapes (a traceback, which the parent counts)."""
     sys.path.insert(0, str(ROOT))
-    import pipeline  # noqa: PLC0415 - only the child pays for it
+    from pdfindex import pipeline  # noqa: PLC0415 - only the child pays for it
 
     try:
         doc = pipeline.extract(path)

@@ -13,7 +13,7 @@ measured in one run on one generated folder of PDFs:
   writer) while the pool extracts.  One extra run confines ``--workers 1`` to one
   CPU: with two CPUs, "1 process" still has the writer beside it on the other core.
 * **celery**: the same command with ``PDFINDEX_BROKER_URL`` set, while one worker
-  ``celery -A workers.app worker -Q extract,index --concurrency N`` runs, N = 1
+  ``celery -A pdfindex.workers.app worker -Q extract,index --concurrency N`` runs, N = 1
   and 2.  The worker and the command get ``PDFINDEX_ROOTS`` (the generated folder)
   and ``PDFINDEX_INDEX_DIR`` (the run's fresh index, which the worker writes).  The
   worker is started and its log watched for its "ready." line *before* the clock
@@ -444,7 +444,7 @@ def celery_env(broker_url: str, folder: Path, index_dir: Path) -> dict[str, str]
 
 
 def ingest_command(folder: Path, index_dir: Path, workers: int | None) -> list[str]:
-    cmd = [sys.executable, "-m", "cli.main", "ingest", str(folder), "--index", str(index_dir)]
+    cmd = [sys.executable, "-m", "pdfindex.cli.main", "ingest", str(folder), "--index", str(index_dir)]
     return cmd + (["--workers", str(workers)] if workers is not None else [])
 
 
@@ -465,7 +465,7 @@ class IndexFacts:
 _INSPECT = r"""
 import json, re, sys
 from pathlib import Path
-from indexer import PageIndex
+from pdfindex.indexer import PageIndex
 index = PageIndex(Path(sys.argv[1]))
 stats = index.stats()
 times = [doc.ingested for doc in index.documents()]
@@ -641,7 +641,7 @@ def celery_worker(concurrency: int, env: Mapping[str, str], log: Path,
     The worker leads a process group of its own, so its pool can be stopped with it
     and nothing else is."""
     name = f"pdfindex-bench-{os.getpid()}-{concurrency}@{socket.gethostname()}"
-    cmd = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", "extract,index",
+    cmd = [sys.executable, "-m", "celery", "-A", "pdfindex.workers.app", "worker", "-Q", "extract,index",
            "--concurrency", str(concurrency), "-n", name, "--loglevel", "INFO",
            "--without-gossip", "--without-mingle", "--without-heartbeat"]
     ready = ready_line(name)
@@ -715,10 +715,10 @@ def _sum(phases: Sequence[Phase]) -> Phase:
 def phase_split(corpus: Corpus, workdir: Path) -> Split:
     """(a), (b), (c) in this process, one after the other; each file's document is
     dropped after extraction, as a pool process does."""
-    import config  # noqa: PLC0415 - after sys.path is set
-    import pipeline  # noqa: PLC0415
-    from indexer import DocumentRecord, PageIndex, PageRecord, Status  # noqa: PLC0415
-    from workers.outcome import Outcome  # noqa: PLC0415
+    from pdfindex import config  # noqa: PLC0415 - after sys.path is set
+    from pdfindex import pipeline  # noqa: PLC0415
+    from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, Status  # noqa: PLC0415
+    from pdfindex.workers.outcome import Outcome  # noqa: PLC0415
 
     settings = config.load(child_env(None))
     extracting: list[Phase] = []
@@ -766,7 +766,7 @@ _WRAPPER = r"""
 import atexit, json, resource, runpy, sys, time
 T0 = time.perf_counter()
 ev = {"arrivals": [], "add": 0.0, "commit": 0.0, "commits": 0, "run": [0.0, 0.0], "loop_end": 0.0}
-import indexer.writer as iw, workers.embedded as we, workers.outcome as wo
+import pdfindex.indexer.writer as iw, pdfindex.workers.embedded as we, pdfindex.workers.outcome as wo
 add, commit, from_json, run_embedded = iw.PageWriter.add, iw.PageWriter.commit, wo.Outcome.from_json, we.run_embedded
 nested = []
 def t_add(self, doc, pages):
@@ -799,8 +799,8 @@ def report():
     ev.update(wall=time.perf_counter() - T0, self_cpu=me.ru_utime + me.ru_stime, pool_cpu=kids.ru_utime + kids.ru_stime)
     sys.stderr.write("BENCH-DIAG " + json.dumps(ev) + "\n")
 atexit.register(report)
-sys.argv = ["cli.main", *sys.argv[1:]]
-runpy.run_module("cli.main", run_name="__main__", alter_sys=True)
+sys.argv = ["pdfindex.cli.main", *sys.argv[1:]]
+runpy.run_module("pdfindex.cli.main", run_name="__main__", alter_sys=True)
 """
 
 

@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import pipeline  # noqa: E402
-from indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status, analysis, exact  # noqa: E402
+from pdfindex import pipeline  # noqa: E402
+from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status, analysis, exact  # noqa: E402
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "producers"
 _WORD = re.compile(r"[^\W\d_]{3,}")

@@ -96,9 +96,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # for config and indexer when run as a script
     sys.path.insert(0, str(ROOT))
 
-import config  # noqa: E402
-from indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status  # noqa: E402
-from indexer.analysis import stemmer  # noqa: E402
+from pdfindex import config  # noqa: E402
+from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status  # noqa: E402
+from pdfindex.indexer.analysis import stemmer  # noqa: E402
 
 SEED = 20240613
 DEFAULT_PAGES = 50_000

@@ -43,7 +43,7 @@ def _env(home: str) -> dict[str, str]:
 def import_ms(args: list[str], env: dict[str, str]) -> tuple[float, list[tuple[float, str]]]:
     """Total import time of the command (top-level modules' cumulative times) and
     its five most expensive top-level imports."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "cli.main", *args], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "pdfindex.cli.main", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, check=False)
     top: list[tuple[float, str]] = []
     for line in proc.stderr.splitlines():
@@ -68,8 +68,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    from indexer import PageIndex, PageRecord, Status  # noqa: PLC0415
-    from indexer.records import DocumentRecord  # noqa: PLC0415
+    from pdfindex.indexer import PageIndex, PageRecord, Status  # noqa: PLC0415
+    from pdfindex.indexer.records import DocumentRecord  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory() as tmp:
         index = Path(tmp) / "index"
@@ -86,7 +86,7 @@ def main() -> None:
             import_ms(full, env)  # writes the bytecode
             imports = [import_ms(full, env) for _ in range(args.runs)]
             best, biggest = min(imports)
-            wall = wall_ms([sys.executable, "-m", "cli.main", *full], env, args.runs) - baseline
+            wall = wall_ms([sys.executable, "-m", "pdfindex.cli.main", *full], env, args.runs) - baseline
             print(f"| `pdfindex {' '.join(argv)}` | {best:.0f} ms | {wall:.0f} ms | "
                   + ", ".join(f"{n} {ms:.0f}" for ms, n in biggest) + " |")
 

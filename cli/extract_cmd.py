@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pipeline import PdfFile, iter_pages, parse_page_ranges
+from pdfindex.pipeline import PdfFile, iter_pages, parse_page_ranges
 
 from .errors import CliError
 from .terminal import JSON_VERSION, shown, write_json

@@ -10,14 +10,13 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-import config
-
+from pdfindex import config
 from .errors import EXIT_INTERRUPTED, CliError
 from .search_cmd import _index_arg, _user_errors, path_arg
 from .terminal import shown
 
 if TYPE_CHECKING:
-    from workers.progress import Summary
+    from pdfindex.workers.progress import Summary
 
 
 def add_commands(sub: Any) -> None:
@@ -44,10 +43,10 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from indexer import PageIndex  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
-    from workers.files import read_passwords  # noqa: PLC0415
-    from workers.plan import make_plan, record_copies  # noqa: PLC0415
-    from workers.progress import Progress, Summary  # noqa: PLC0415
+    from pdfindex.indexer import PageIndex  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
+    from pdfindex.workers.files import read_passwords  # noqa: PLC0415
+    from pdfindex.workers.plan import make_plan, record_copies  # noqa: PLC0415
+    from pdfindex.workers.progress import Progress, Summary  # noqa: PLC0415
 
     with _user_errors():
         settings = config.load()
@@ -59,7 +58,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CliError(f"{args.password_file}: cannot read password file: {exc.strerror}") from None
         if settings.broker_url or settings.roots:
-            from workers.distributed import check_roots  # noqa: PLC0415
+            from pdfindex.workers.distributed import check_roots  # noqa: PLC0415
 
             check_roots(args.paths, settings)  # before anything is hashed: the files would be refused
         # An existing index keeps its own language; PDFINDEX_LANGUAGE is for a new one.
@@ -74,11 +73,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         progress = Progress(len(plan.jobs), summary)
         try:
             if settings.broker_url:
-                from workers.distributed import run_distributed  # noqa: PLC0415
+                from pdfindex.workers.distributed import run_distributed  # noqa: PLC0415
 
                 run_distributed(index, plan.jobs, args.password_file, settings, summary, progress)
             else:
-                from workers.embedded import run_embedded  # noqa: PLC0415
+                from pdfindex.workers.embedded import run_embedded  # noqa: PLC0415
 
                 run_embedded(index, plan.jobs, passwords, settings, summary, progress,
                              args.workers or settings.workers)
@@ -112,9 +111,9 @@ def render_summary(summary: Summary) -> str:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    """A thin wrapper over `celery -A workers.app worker`; the index queue gets a
+    """A thin wrapper over `celery -A pdfindex.workers.app worker`; the index queue gets a
     worker of its own with one process, since only one may write the index."""
-    from workers.app import app  # noqa: PLC0415
+    from pdfindex.workers.app import app  # noqa: PLC0415
 
     settings = config.load()
     if not settings.broker_url:

@@ -18,7 +18,7 @@ from .errors import EXIT_USAGE, CliError
 from .terminal import JSON_VERSION, shown, write_json
 
 if TYPE_CHECKING:
-    from indexer import DocumentRecord, Hit, Listing
+    from pdfindex.indexer import DocumentRecord, Hit, Listing
 
 #: The version of every JSON document the CLI writes (docs/json.md); bumped when a
 #: key changes meaning or goes away, not when one is added.
@@ -188,7 +188,7 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from indexer import ListFilters, Status  # noqa: PLC0415
+    from pdfindex.indexer import ListFilters, Status  # noqa: PLC0415
 
     from .search_cmd import _user_errors, open_index  # noqa: PLC0415
 

@@ -15,8 +15,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-import config
-
+from pdfindex import config
 from . import ingest_cmd, list_cmd, search_cmd
 from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASSWORD, CliError
 from .terminal import shown
@@ -67,13 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pages", help="page ranges, e.g. 1-3,7")
     p.add_argument("--password")
     p.add_argument("--json", action="store_true", help="per-page text and quality as JSON")
-    p.set_defaults(func=_lazy("cli.extract_cmd", "cmd_extract"))
+    p.set_defaults(func=_lazy("pdfindex.cli.extract_cmd", "cmd_extract"))
 
     p = sub.add_parser("glyphs", help="print one page's glyph records, one JSON object a line")
     p.add_argument("file")
     p.add_argument("--page", type=int, required=True)
     p.add_argument("--password")
-    p.set_defaults(func=_lazy("cli.extract_cmd", "cmd_glyphs"))
+    p.set_defaults(func=_lazy("pdfindex.cli.extract_cmd", "cmd_glyphs"))
 
     ingest_cmd.add_commands(sub)
     search_cmd.add_commands(sub)
@@ -86,8 +85,8 @@ def _check_language(settings: config.Settings) -> None:
     mean no stemming, silently)."""
     if settings.language == "en":
         return  # the default: nothing to import for it
-    from indexer import SearchIndexError  # noqa: PLC0415
-    from indexer.store import check_language  # noqa: PLC0415
+    from pdfindex.indexer import SearchIndexError  # noqa: PLC0415
+    from pdfindex.indexer.store import check_language  # noqa: PLC0415
 
     try:
         check_language(settings.language)
@@ -133,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _extraction_error(exc: Exception) -> int | None:
     """The exit status of an extraction error, None for anything else. Looked up
     only if the extraction layer was loaded (only ``extract`` and ``glyphs`` do)."""
-    pipeline = sys.modules.get("pipeline")
+    pipeline = sys.modules.get("pdfindex.pipeline")
     if pipeline is None:
         return None
     if isinstance(exc, pipeline.PasswordError):

@@ -12,8 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import config
-
+from pdfindex import config
 from .errors import EXIT_STORAGE, EXIT_USAGE, CliError
 from .list_cmd import (
     coverage_arg,
@@ -28,7 +27,7 @@ from .list_cmd import (
 from .terminal import JSON_VERSION, shown, write_json
 
 if TYPE_CHECKING:
-    from indexer import Hit, PageIndex, SearchResult
+    from pdfindex.indexer import Hit, PageIndex, SearchResult
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 #: indexer.records.COUNT_CAP, repeated so that building the parser imports no Whoosh
@@ -116,8 +115,8 @@ def add_commands(sub: Any) -> None:
 def language_arg(text: str) -> str:
     """``--language``: one the analyzer can stem, else a bad command line listing
     the supported ones."""
-    from indexer import SearchIndexError  # noqa: PLC0415 - only when the option is given
-    from indexer.store import check_language  # noqa: PLC0415
+    from pdfindex.indexer import SearchIndexError  # noqa: PLC0415 - only when the option is given
+    from pdfindex.indexer.store import check_language  # noqa: PLC0415
 
     try:
         return check_language(text.strip().lower())
@@ -141,8 +140,8 @@ def _index_arg(p: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
-    from indexer import QueryError, SearchIndexError, StorageError  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
-    from workers.errors import IngestError  # noqa: PLC0415
+    from pdfindex.indexer import QueryError, SearchIndexError, StorageError  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
+    from pdfindex.workers.errors import IngestError  # noqa: PLC0415
 
     try:
         yield
@@ -155,7 +154,7 @@ def _user_errors() -> Iterator[None]:
 
 
 def open_index(args: argparse.Namespace, *, create: bool = False) -> PageIndex:
-    from indexer import PageIndex  # noqa: PLC0415
+    from pdfindex.indexer import PageIndex  # noqa: PLC0415
 
     settings = config.load()
     root = args.index or settings.index_dir
@@ -166,7 +165,7 @@ def open_index(args: argparse.Namespace, *, create: bool = False) -> PageIndex:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from indexer import SearchOptions  # noqa: PLC0415
+    from pdfindex.indexer import SearchOptions  # noqa: PLC0415
 
     with _user_errors():
         settings = config.load()
@@ -290,7 +289,7 @@ def human_size(size: int) -> str:
 def status_report(args: argparse.Namespace) -> dict[str, Any]:
     """What ``status`` and ``stats`` report, the same keys in both (docs/json.md):
     ``stats`` is only the shorter text form."""
-    from indexer import Status  # noqa: PLC0415
+    from pdfindex.indexer import Status  # noqa: PLC0415
 
     with _user_errors():
         settings = config.load()
@@ -300,7 +299,7 @@ def status_report(args: argparse.Namespace) -> dict[str, Any]:
                     for d in index.documents() if d.status in (Status.FAILED, Status.ENCRYPTED)]
         queues: dict[str, int] | None = None
         if settings.broker_url:
-            from workers.queue import queue_depths  # noqa: PLC0415
+            from pdfindex.workers.queue import queue_depths  # noqa: PLC0415
 
             queues = queue_depths(settings)
     return {"version": JSON_VERSION, "location": stats.location, "language": index.language,
@@ -343,8 +342,8 @@ def _print_counts(report: dict[str, Any], size_inline: bool) -> None:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from indexer import reindex  # noqa: PLC0415
-    from indexer.store import stored_language  # noqa: PLC0415
+    from pdfindex.indexer import reindex  # noqa: PLC0415
+    from pdfindex.indexer.store import stored_language  # noqa: PLC0415
 
     with _user_errors():
         settings = config.load()

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pipeline
-from pipeline.document import PdfFile, page_content, page_resources
-from pipeline.geometry import IDENTITY
-from pipeline.interpreter import Interpreter
+from pdfindex import pipeline
+from pdfindex.pipeline.document import PdfFile, page_content, page_resources
+from pdfindex.pipeline.geometry import IDENTITY
+from pdfindex.pipeline.interpreter import Interpreter
 from tests.pdfwriter import PdfWriter, Ref
 
 MONO_WIDTH = 0.5  # em

@@ -12,8 +12,8 @@ import re
 import unicodedata
 from pathlib import Path
 
-import pipeline
-from indexer import DocumentRecord, PageRecord, Status
+from pdfindex import pipeline
+from pdfindex.indexer import DocumentRecord, PageRecord, Status
 from tests.builders import font_resources
 from tests.pdfwriter import PdfWriter
 

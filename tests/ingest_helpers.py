@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pipeline
-from indexer import PageIndex, SearchOptions
+from pdfindex import pipeline
+from pdfindex.indexer import PageIndex, SearchOptions
 from tests.builders import font_resources, mono_font, text_line
 from tests.pdfwriter import Name, PdfWriter
 
@@ -247,7 +247,7 @@ def cli_env(**extra: str) -> dict[str, str]:
 
 
 def cli_argv(*args: str | Path) -> list[str]:
-    return [sys.executable, "-m", "cli.main", *map(str, args)]
+    return [sys.executable, "-m", "pdfindex.cli.main", *map(str, args)]
 
 
 def run_cli(*args: str | Path, env: dict[str, str] | None = None,
@@ -483,7 +483,7 @@ def bomb_pdf(tag: str, megabytes: int = 1024) -> bytes:
 
 @dataclass
 class Worker:
-    """A `celery -A workers.app worker` process (its own process group) and its log."""
+    """A `celery -A pdfindex.workers.app worker` process (its own process group) and its log."""
 
     name: str
     proc: subprocess.Popen[Any]
@@ -502,9 +502,9 @@ class Worker:
 
 
 def spawn_worker(name: str, queues: str, concurrency: int, env: dict[str, str], log_dir: Path) -> Worker:
-    """Start `celery -A workers.app worker` consuming ``queues`` (not waiting for it)."""
+    """Start `celery -A pdfindex.workers.app worker` consuming ``queues`` (not waiting for it)."""
     log = log_dir / f"worker-{name}.log"
-    argv = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", queues,
+    argv = [sys.executable, "-m", "celery", "-A", "pdfindex.workers.app", "worker", "-Q", queues,
             "--concurrency", str(concurrency), "-n", f"{name}@%h", "--loglevel", "INFO",
             "--without-gossip", "--without-mingle", "--without-heartbeat"]
     with log.open("wb") as fh:

@@ -15,7 +15,7 @@ import redis
 
 from tests.ingest_helpers import redis_or_skip
 
-import pipeline
+from pdfindex import pipeline
 from bench.extract_speed import VOCABULARY, build_document
 
 _WORD = re.compile(r"[a-z]+")

@@ -23,15 +23,15 @@ from pdfminer.pdftypes import PDFStream
 from pdfminer.psparser import LIT
 from pdfminer.runlength import rldecode
 
-import pipeline
-from pipeline import Params
-from pipeline.document import PdfFile, page_content, page_resources
-from pipeline.errors import MAX_LINE, InternalError, NotAPdfError, brief, triage
-from pipeline.extract import extract_page
-from pipeline.fonts import CodeInfo, Font
-from pipeline.geometry import IDENTITY
-from pipeline.interpreter import Interpreter
-from pipeline.streams import decode
+from pdfindex import pipeline
+from pdfindex.pipeline import Params
+from pdfindex.pipeline.document import PdfFile, page_content, page_resources
+from pdfindex.pipeline.errors import MAX_LINE, InternalError, NotAPdfError, brief, triage
+from pdfindex.pipeline.extract import extract_page
+from pdfindex.pipeline.fonts import CodeInfo, Font
+from pdfindex.pipeline.geometry import IDENTITY
+from pdfindex.pipeline.interpreter import Interpreter
+from pdfindex.pipeline.streams import decode
 from tests import hostile
 from tests.builders import font_resources, mono_font, one_font_pdf, text_line
 from tests.conftest import ROOT
@@ -42,7 +42,7 @@ BEFORE = hostile.BEFORE.decode()
 
 _CHILD = r"""
 import json, sys, time
-import pipeline
+from pdfindex import pipeline
 start = time.perf_counter()
 doc = pipeline.extract(sys.argv[1])
 seconds = time.perf_counter() - start

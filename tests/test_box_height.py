@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-import pipeline
+from pdfindex import pipeline
 from tests.builders import mono_font, page_of
 from tests.pdfwriter import PdfWriter
 

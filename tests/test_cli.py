@@ -24,7 +24,7 @@ PAGE_TEXTS = ["Page one", "Page two\nsecond line", "Page three", ""]
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "pdfindex.cli.main", *map(str, args)], cwd=ROOT, env=env,
                           capture_output=True, text=True, encoding="utf-8", timeout=120)
 
 

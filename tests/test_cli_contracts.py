@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import PageIndex, Status
+from pdfindex.indexer import PageIndex, Status
 from tests.index_helpers import page, record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +28,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def run(home: Path, *args: str | Path, module: str = "cli.main", **env: str) -> subprocess.CompletedProcess[str]:
+def run(home: Path, *args: str | Path, module: str = "pdfindex.cli.main", **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=ROOT, env=_env(home, **env),
                           capture_output=True, text=True, encoding="utf-8", timeout=60)
 
@@ -49,7 +49,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_version_and_python_dash_m(home: Path, index: Path) -> None:
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    for module in ("cli.main", "pdfindex"):
+    for module in ("pdfindex.cli.main", "pdfindex"):
         proc = run(home, "--version", module=module)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout == f"pdfindex {declared}\n"
@@ -134,7 +134,7 @@ def _on_a_terminal(home: Path, *args: str | Path, **env: str) -> str:
     """stdout of the command when it is a terminal (a pty)."""
     leader, follower = pty.openpty()
     try:
-        proc = subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], cwd=ROOT,
+        proc = subprocess.run([sys.executable, "-m", "pdfindex.cli.main", *map(str, args)], cwd=ROOT,
                               env=_env(home, **env), stdout=follower, stderr=subprocess.PIPE, timeout=60)
         os.close(follower)
         follower = -1
@@ -167,8 +167,8 @@ def test_no_color(home: Path, index: Path) -> None:
 
 @pytest.mark.parametrize("args", [("search", "revenue"), ("list", "--needs-ocr"), ("status",), ("stats",)])
 def test_index_commands_do_not_import_extraction(home: Path, index: Path, args: tuple[str, ...]) -> None:
-    code = ("import sys; from cli.main import main; status = main(sys.argv[1:]); "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'pipeline', 'pdfminer', 'celery', 'tqdm', "
+    code = ("import sys; from pdfindex.cli.main import main; status = main(sys.argv[1:]); "
+            "print(sorted({m.removeprefix('pdfindex.').split('.')[0] for m in sys.modules} & {'pipeline', 'pdfminer', 'celery', 'tqdm', "
             "'billiard', 'redis'}), file=sys.stderr); sys.exit(status)")
     proc = subprocess.run([sys.executable, "-c", code, *args, "--index", str(index)], cwd=ROOT, env=_env(home),
                           capture_output=True, text=True, timeout=60)
@@ -177,9 +177,9 @@ def test_index_commands_do_not_import_extraction(home: Path, index: Path, args: 
 
 
 def test_extract_does_not_import_whoosh(home: Path, tmp_path: Path) -> None:
-    code = ("import sys; from cli.main import main; main(['--version'])")
-    code = ("import sys\nfrom cli.main import build_parser\nbuild_parser()\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'whoosh', 'pipeline', 'pdfminer', 'indexer'}))")
+    code = ("import sys; from pdfindex.cli.main import main; main(['--version'])")
+    code = ("import sys\nfrom pdfindex.cli.main import build_parser\nbuild_parser()\n"
+            "print(sorted({m.removeprefix('pdfindex.').split('.')[0] for m in sys.modules} & {'whoosh', 'pipeline', 'pdfminer', 'indexer'}))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(home), capture_output=True, text=True,
                           timeout=60)
     assert proc.stdout.strip() == "[]", proc.stderr
@@ -228,7 +228,7 @@ def test_the_index_imports_whoosh_without_urllib_or_asyncio_and_leaves_them_real
     """indexer/lean_import.py: three of Whoosh's imports no search uses are stood in for
     while Whoosh imports, then removed, so a later import gets the real modules."""
     code = (
-        "import sys, indexer\n"
+        "import sys\nimport pdfindex.indexer\n"
         "assert not {'urllib.request', 'asyncio', 'http.client', 'cached_property', 'whoosh.lang.morph_en'} "
         "& set(sys.modules), "
         "sorted(m for m in sys.modules if m.startswith(('urllib', 'asyncio', 'http', 'cached')))\n"

@@ -37,10 +37,10 @@ from pathlib import Path
 import pytest
 import redis
 
-from cli.main import main as cli_main
-from indexer import PageIndex, Status
+from pdfindex.cli.main import main as cli_main
+from pdfindex.indexer import PageIndex, Status
 from tests.builders import font_resources, mono_font, text_line
-from workers.queue import RESULTS, WRITER_ERROR, WRITER_LOCK, WRITING
+from pdfindex.workers.queue import RESULTS, WRITER_ERROR, WRITER_LOCK, WRITING
 from tests.ingest_helpers import (
     flushed_redis,
     ROOT,
@@ -556,7 +556,7 @@ def test_celery_writer_on_a_full_disk_keeps_the_batch_and_writes_it_once_space_i
             assert client.poll() is None  # still waiting for its files: none was reported failed
 
             filler.unlink()
-            subprocess.run([sys.executable, "-c", "from workers.tasks import write; write.delay()"], cwd=ROOT,
+            subprocess.run([sys.executable, "-c", "from pdfindex.workers.tasks import write; write.delay()"], cwd=ROOT,
                            env=cluster.env, check=True, timeout=60, capture_output=True)
             out, err = client.communicate(timeout=90)
         finally:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import config
-from config import Settings, SettingsError
+from pdfindex import config
+from pdfindex.config import Settings, SettingsError
 
 
 def test_defaults_with_home_only() -> None:

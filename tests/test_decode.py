@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import pipeline
+from pdfindex import pipeline
 from tests.builders import mono_font, page_of
 from tests.pdfwriter import Name, PdfWriter, Ref, cid_cmap, tounicode_cmap
 

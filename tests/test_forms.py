@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import pipeline
+from pdfindex import pipeline
 from tests.builders import all_glyphs, mono_font, one_page_pdf, page_of
 from tests.pdfwriter import PdfWriter
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import pipeline
+from pdfindex import pipeline
 from tests.builders import font_resources, mono_font, one_font_pdf, text_line
 from tests.pdfwriter import Name, PdfWriter
 
@@ -359,7 +359,7 @@ def test_every_skipped_thing_is_reported() -> None:
 def test_truncated_flate_keeps_everything_before_the_cut() -> None:
     # An interrupted download cuts a large content stream: what was decoded before
     # the cut is kept (pdfminer.six's own salvage was quadratic and kept nothing).
-    from pipeline.streams import salvage_flate
+    from pdfindex.pipeline.streams import salvage_flate
 
     lines = b"".join(b"BT /F1 10 Tf 72 %d Td (Line %d) Tj ET\n" % (700 - i % 600, i) for i in range(20000))
     packed = zlib.compress(lines)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-import indexer
-from indexer import PageIndex, PageRecord, SearchOptions, Status, StorageError, UntrustedIndex
-from indexer import store
+from pdfindex import indexer
+from pdfindex.indexer import PageIndex, PageRecord, SearchOptions, Status, StorageError, UntrustedIndex
+from pdfindex.indexer import store
 from tests.builders import one_font_pdf, text_line
 from tests.index_helpers import extracted, page, record, sha
 
@@ -186,7 +186,7 @@ def test_search_command_refuses_a_foreign_index_without_running_it(tmp_path: Pat
     _poison_toc(_built(root), marker)
     _foreign_generation(root)
     env = {**os.environ, "PDFINDEX_INDEX_DIR": str(root), "HOME": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-m", "cli.main", "search", "words", "--index", str(root)],
+    proc = subprocess.run([sys.executable, "-m", "pdfindex.cli.main", "search", "words", "--index", str(root)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
@@ -285,7 +285,7 @@ def test_a_non_utf8_file_name_round_trips_exactly(tmp_path: Path) -> None:
     assert {d.path for d in ix.documents()} == {path, os.fsdecode(other), lookalike.path}
     assert ix.check() == []
     # Another process reads the same name back.
-    script = f"from indexer import PageIndex; print(ascii(sorted(d.path for d in PageIndex({str(root)!r}).documents())))"
+    script = f"from pdfindex.indexer import PageIndex; print(ascii(sorted(d.path for d in PageIndex({str(root)!r}).documents())))"
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == ascii(sorted([path, os.fsdecode(other), lookalike.path]))
     # Reindex recomputes the terms from the stored path, and they still work.

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import (
+from pdfindex.indexer import (
     DocumentRecord,
     IndexBusy,
     PageIndex,
@@ -516,7 +516,7 @@ def test_odd_queries_raise_query_error_or_return_a_result(library: Library, quer
 
 
 def test_query_error_is_a_search_index_error() -> None:
-    from indexer import SearchIndexError
+    from pdfindex.indexer import SearchIndexError
 
     assert issubclass(QueryError, SearchIndexError)
     assert issubclass(IndexBusy, SearchIndexError)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-import indexer
-from indexer import IndexBusy, PageIndex, ReindexNeeded, SearchIndexError, SearchOptions, Status
+from pdfindex import indexer
+from pdfindex.indexer import IndexBusy, PageIndex, ReindexNeeded, SearchIndexError, SearchOptions, Status
 from tests.index_helpers import index_dirs, page, record, sha
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,7 +169,7 @@ def test_changed_file_in_one_batch_replaces_the_old_version(tmp_path: Path) -> N
 _CHILD = r"""
 import sys
 from pathlib import Path
-from indexer import PageIndex
+from pdfindex.indexer import PageIndex
 from tests.index_helpers import page, record
 
 root, per_commit, commits = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])

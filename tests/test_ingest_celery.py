@@ -1,5 +1,5 @@
 """`pdfindex ingest` end to end through Celery and Redis (issue 4): real
-`celery -A workers.app worker` processes (two for extraction, one index writer), a real
+`celery -A pdfindex.workers.app worker` processes (two for extraction, one index writer), a real
 Redis, the real `pdfindex ingest` client; no mocks, no eager mode.
 
 Redis: ``$PDFINDEX_TEST_REDIS_URL`` or database 13 of the server on 127.0.0.1:6379,
@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import redis
 
-from indexer import PageIndex, Status
+from pdfindex.indexer import PageIndex, Status
 from tests.ingest_helpers import (
     flushed_redis,
     redis_or_skip,

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from indexer import PageIndex, Status
+from pdfindex.indexer import PageIndex, Status
 from tests.ingest_helpers import (
     REALWORLD_GOOD,
     REALWORLD_LOCKED,

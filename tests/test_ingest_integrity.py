@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import DocumentRecord, PageIndex, PageRecord, Status
+from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, Status
 from tests.ingest_helpers import (
     ROOT,
     children_of,
@@ -34,9 +34,9 @@ from tests.ingest_helpers import (
     wait_for,
     write,
 )
-from workers.errors import OutsideRoots
-from workers.files import check_under_roots, read_pdf
-from workers.outcome import Outcome, extract_outcome
+from pdfindex.workers.errors import OutsideRoots
+from pdfindex.workers.files import check_under_roots, read_pdf
+from pdfindex.workers.outcome import Outcome, extract_outcome
 
 
 def _sha(data: bytes) -> str:
@@ -213,7 +213,7 @@ def test_prune_keeps_records_of_files_that_cannot_be_looked_at_now() -> None:
     not gone: --prune must not delete its record. As a plain user, since root's
     permission bypass would hide the case."""
     from tests.test_storage_faults import _as_nobody, _unavailable
-    from workers.plan import _gone
+    from pdfindex.workers.plan import _gone
 
     if os.geteuid() != 0:
         _unavailable("needs root to drop to the nobody user")

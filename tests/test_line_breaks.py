@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-import pipeline
+from pdfindex import pipeline
 from tests.builders import one_font_pdf
 
 

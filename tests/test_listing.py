@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import ListFilters, PageIndex, QueryError, SearchOptions, Status
+from pdfindex.indexer import ListFilters, PageIndex, QueryError, SearchOptions, Status
 from tests.index_helpers import extracted, page, record
 from tests.builders import one_font_pdf, text_line
 
@@ -61,7 +61,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 def run(cwd: Path, *args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PDFINDEX_", "XDG_", "NO_COLOR"))}
     base.update(HOME=str(cwd), PYTHONIOENCODING="utf-8", PYTHONPATH=str(ROOT), **env)
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], cwd=cwd, env=base,
+    return subprocess.run([sys.executable, "-m", "pdfindex.cli.main", *map(str, args)], cwd=cwd, env=base,
                           capture_output=True, text=True, encoding="utf-8", timeout=60)
 
 

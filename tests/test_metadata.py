@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-import pipeline
-from indexer import PageIndex, ReindexNeeded, SearchOptions, reindex, store
-from indexer.schema import build_schema, doc_fields, page_fields
-from pipeline.metadata import MAX_XMP_BYTES, parse_iso_date, parse_pdf_date, parse_xmp
+from pdfindex import pipeline
+from pdfindex.indexer import PageIndex, ReindexNeeded, SearchOptions, reindex, store
+from pdfindex.indexer.schema import build_schema, doc_fields, page_fields
+from pdfindex.pipeline.metadata import MAX_XMP_BYTES, parse_iso_date, parse_pdf_date, parse_xmp
 from tests.builders import font_resources, mono_font, text_line
 from tests.index_helpers import page, record, sha
 from tests.pdfwriter import Name, PdfWriter
 from tests.test_search_cli import run
-from workers.outcome import Outcome, extract_outcome
-from workers.plan import make_plan
+from pdfindex.workers.outcome import Outcome, extract_outcome
+from pdfindex.workers.plan import make_plan
 
 
 def utc(*parts: int) -> float:

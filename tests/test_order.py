@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import zlib
 
-import pipeline
+from pdfindex import pipeline
 from tests.builders import font_resources, mono_font, one_font_pdf, text_line
 from tests.pdfwriter import Name, PdfWriter
 

@@ -8,8 +8,8 @@ import random
 import pytest
 from whoosh.query import Phrase
 
-from indexer import PageIndex
-from indexer.phrase import AdjacentPhrase
+from pdfindex.indexer import PageIndex
+from pdfindex.indexer.phrase import AdjacentPhrase
 from tests.index_helpers import page, record
 
 _WORDS = ["alpha", "beta", "gamma", "delta", "echo", "fox", "golf", "hotel"]

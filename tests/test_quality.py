@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-import pipeline
+from pdfindex import pipeline
 from tests.builders import mono_font, page_of
 from tests.pdfwriter import Name, PdfWriter, Ref
 

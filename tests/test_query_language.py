@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer import PageIndex, QueryError, SearchOptions, SearchResult
-from indexer.query import MAX_EXPANDED_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TERMS, parse
+from pdfindex.indexer import PageIndex, QueryError, SearchOptions, SearchResult
+from pdfindex.indexer.query import MAX_EXPANDED_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TERMS, parse
 from tests.builders import font_resources
 from tests.index_helpers import extracted, page, record
 from tests.pdfwriter import PdfWriter
@@ -314,7 +314,7 @@ def test_fuzzy_on_the_wide_index_is_quick_and_finds_the_word(wide: PageIndex) ->
 def run(home: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PDFINDEX_", "XDG_"))}
     env.update(HOME=str(home), PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "pdfindex.cli.main", *map(str, args)], cwd=ROOT, env=env,
                           capture_output=True, text=True, encoding="utf-8", timeout=60)
 
 

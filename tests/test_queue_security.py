@@ -26,8 +26,8 @@ import pytest
 import redis
 from celery import Celery
 
-import config
-from indexer import PageIndex, Status
+from pdfindex import config
+from pdfindex.indexer import PageIndex, Status
 from tests.ingest_helpers import (
     ROOT,
     cli_env,
@@ -45,9 +45,9 @@ from tests.ingest_helpers import (
     write,
 )
 from tests.test_ingest_celery import Cluster, PrivateRedis, _free_port
-from workers import queue
-from workers.errors import BrokerError
-from workers.outcome import Outcome, failed
+from pdfindex.workers import queue
+from pdfindex.workers.errors import BrokerError
+from pdfindex.workers.outcome import Outcome, failed
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed")
 
@@ -182,7 +182,7 @@ def test_malformed_items_are_refused(raw: bytes, problem: str) -> None:
 # ---- the writer on a real Redis and a real index ---------------------------------------------
 
 def _real_write(index: PageIndex) -> queue.WriteBatch:
-    from workers.tasks import write_batch
+    from pdfindex.workers.tasks import write_batch
 
     return lambda batch, ensure: write_batch(index, batch, ensure)
 
@@ -408,7 +408,7 @@ def test_forged_extract_messages_are_refused_and_nothing_is_read(
     assert text.count(f"for {str(secret)!r}: outside PDFINDEX_ROOTS") == 1
     assert "malformed message: unexpected arguments" in text
     assert "extracting" not in text  # nothing was read, not even counted as an attempt
-    subprocess.run([sys.executable, "-m", "celery", "-A", "workers.app", "control", "shutdown", "--timeout", "2"],
+    subprocess.run([sys.executable, "-m", "celery", "-A", "pdfindex.workers.app", "control", "shutdown", "--timeout", "2"],
                    cwd=ROOT, env=cluster.env, capture_output=True, timeout=60)
     time.sleep(3)
     assert all(w.proc.poll() is None for w in cluster.workers.values()), cluster.logs()
@@ -594,7 +594,7 @@ def test_a_hard_time_limit_kill_counts_as_an_attempt(server: Server, tmp_path: P
     cluster = _cluster(server.url, tmp_path, file_timeout="6", file_hard_timeout="6")
     try:
         cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
-        client = subprocess.Popen([sys.executable, "-m", "cli.main", "ingest", str(tmp_path / "docs"), "--index",
+        client = subprocess.Popen([sys.executable, "-m", "pdfindex.cli.main", "ingest", str(tmp_path / "docs"), "--index",
                                    str(tmp_path / "index")], cwd=ROOT, env=cluster.env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
         line = wait_for(lambda: next((ln for ln in cluster.workers["ex1"].log_text().splitlines()
@@ -615,7 +615,7 @@ def test_the_memory_cap_is_lifted_after_an_extraction(tmp_path: Path) -> None:
     """The cap lives only for the extraction: the writer in the same process is not capped."""
     import resource
 
-    from workers.limits import memory_cap
+    from pdfindex.workers.limits import memory_cap
 
     before = resource.getrlimit(resource.RLIMIT_AS)
     with memory_cap(512):
@@ -637,8 +637,8 @@ def test_outcome_round_trip_through_an_item() -> None:
 def test_limits_and_remote_control_in_the_celery_configuration() -> None:
     """Time limits on pdfindex.extract only (the writer's long commit is never killed),
     no remote control, JSON only (the writer-side checks are in the tests above)."""
-    from workers.app import app, settings
-    from workers.tasks import extract, write
+    from pdfindex.workers.app import app, settings
+    from pdfindex.workers.tasks import extract, write
 
     assert app.conf.task_time_limit is None and app.conf.task_soft_time_limit is None
     assert extract.time_limit == settings.file_hard_timeout

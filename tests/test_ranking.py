@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import PageIndex, SearchOptions, exact
+from pdfindex.indexer import PageIndex, SearchOptions, exact
 from tests.index_helpers import GB, cjk_pdf, extracted, page, record
 
 EXACT = "/r/exact.pdf"

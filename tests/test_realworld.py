@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-import pipeline
+from pdfindex import pipeline
 from tests.conftest import REALWORLD, ROOT
 
 #: Per-file wall-clock budget. The whole corpus extracts in about 10 s and the

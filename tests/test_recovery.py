@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import pipeline
-from pipeline.document import REBUILT_NOTE
+from pdfindex import pipeline
+from pdfindex.pipeline.document import REBUILT_NOTE
 from tests.builders import font_resources, mono_font, text_line
 from tests.conftest import ROOT
 from tests.pdfwriter import Name, PdfWriter
@@ -227,7 +227,7 @@ def test_object_stream_with_a_lying_first(first: int, n: int | None) -> None:
     (b"1 0 2", True, 10**12),
 ])
 def test_object_stream_header_that_fits_nothing(data: bytes, n: object, first: object) -> None:
-    from pipeline.recover import objstm_members
+    from pdfindex.pipeline.recover import objstm_members
 
     members, problem = objstm_members(data, n, first)  # found by the fuzz bench (strict mode)
     assert problem

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-import pipeline
+from pdfindex import pipeline
 from tests.conftest import REALWORLD
 
 

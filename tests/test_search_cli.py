@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer import PageIndex, Status
+from pdfindex.indexer import PageIndex, Status
 from tests.index_helpers import GB, cjk_pdf, extracted, folded, page, record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +45,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def run(home: Path, *args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PDFINDEX_", "XDG_"))}
     base.update(HOME=str(home), PYTHONIOENCODING="utf-8", **env)
-    return subprocess.run([sys.executable, "-m", "cli.main", *map(str, args)], cwd=ROOT, env=base,
+    return subprocess.run([sys.executable, "-m", "pdfindex.cli.main", *map(str, args)], cwd=ROOT, env=base,
                           capture_output=True, text=True, encoding="utf-8", timeout=60)
 
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-import indexer
-from indexer import IndexBusy, PageIndex, StorageError
-from indexer import store
+from pdfindex import indexer
+from pdfindex.indexer import IndexBusy, PageIndex, StorageError
+from pdfindex.indexer import store
 from tests.index_helpers import page, record, sha
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def _files(root: Path) -> dict[str, list[str]]:
 
 def _lock_free_in_another_process(root: Path) -> str:
     script = (
-        "import sys; from indexer import PageIndex, IndexBusy\n"
+        "import sys; from pdfindex.indexer import PageIndex, IndexBusy\n"
         f"w = PageIndex({str(root)!r}).writer(lock_timeout=0)\n"
         "try:\n    w.delete('nothing')\nexcept IndexBusy:\n    print('busy'); sys.exit()\n"
         "w.cancel(); print('locked')\n"
@@ -346,7 +346,7 @@ def test_damaged_pdfindex_json_is_one_line(tmp_path: Path, content: bytes) -> No
         with pytest.raises(StorageError) as info:
             attempt()
         assert "pdfindex.json" in str(info.value) and "damaged" in str(info.value) and str(root) in str(info.value)
-    proc = subprocess.run([sys.executable, "-m", "cli.main", "search", "base", "--index", str(root)], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "pdfindex.cli.main", "search", "base", "--index", str(root)], cwd=ROOT,
                           env={**os.environ, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "pdfindex.json" in proc.stderr

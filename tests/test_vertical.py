@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-import pipeline
+from pdfindex import pipeline
 from tests.builders import font_resources
 from tests.pdfwriter import PdfWriter, tounicode_cmap
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-import pipeline
+from pdfindex import pipeline
 from tests.builders import font_resources, one_font_pdf
 from tests.pdfwriter import PdfWriter
 

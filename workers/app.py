@@ -1,4 +1,4 @@
-"""The Celery application: `celery -A workers.app worker` (or `pdfindex worker`).
+"""The Celery application: `celery -A pdfindex.workers.app worker` (or `pdfindex worker`).
 
 Configured from ``config`` (PDFINDEX_* of the worker's own environment: broker, index
 directory, roots, password file, limits, signing); a message never changes any of
@@ -38,8 +38,7 @@ import celery
 from celery import Celery
 from celery.signals import celeryd_init
 
-import config
-
+from pdfindex import config
 from . import queue
 from .errors import BrokerError
 
@@ -88,7 +87,7 @@ def kombu_ssl(url: str) -> dict[str, Any] | None:
     return options
 
 
-app = Celery("pdfindex", include=["workers.tasks"])
+app = Celery("pdfindex", include=["pdfindex.workers.tasks"])
 app.conf.update(
     broker_url=kombu_url(settings.broker_url),
     broker_use_ssl=kombu_ssl(settings.broker_url),

@@ -20,8 +20,8 @@ from typing import Any
 
 import redis
 
-from config import Settings
-from indexer import PageIndex
+from pdfindex.config import Settings
+from pdfindex.indexer import PageIndex
 
 from . import queue
 from .errors import IngestError, OutsideRoots
@@ -156,7 +156,7 @@ _BRIEF_TYPES: dict[str, tuple[type, ...]] = {"status": (str,), "path": (str,), "
 def _brief(raw: bytes | str) -> dict[str, Any] | None:
     """A progress entry from Redis, checked (anyone who can reach Redis can write
     one): a malformed entry is ignored, it must not crash the client."""
-    from indexer import Status  # noqa: PLC0415
+    from pdfindex.indexer import Status  # noqa: PLC0415
 
     try:
         info = json.loads(raw)

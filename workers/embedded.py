@@ -15,8 +15,8 @@ from typing import Any
 from billiard import Pool
 from billiard.exceptions import TimeLimitExceeded, WorkerLostError
 
-from config import Settings
-from indexer import PageIndex, Status
+from pdfindex.config import Settings
+from pdfindex.indexer import PageIndex, Status
 
 from .errors import OutsideRoots
 from .limits import limit_memory

@@ -12,8 +12,8 @@ from statistics import fmean
 
 from billiard.exceptions import SoftTimeLimitExceeded
 
-import pipeline
-from indexer import DocumentRecord, PageRecord, Status
+from pdfindex import pipeline
+from pdfindex.indexer import DocumentRecord, PageRecord, Status
 
 from .files import FileRead, file_identity, read_pdf
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexer import DocumentRecord, PageIndex, Status
+from pdfindex.indexer import DocumentRecord, PageIndex, Status
 
 from .files import file_identity, find_pdfs, sha256_of
 

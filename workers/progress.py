@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
-from indexer import DocumentRecord, Status
+from pdfindex.indexer import DocumentRecord, Status
 
 from .outcome import Outcome
 

@@ -33,8 +33,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import redis
 from redis.exceptions import LockError
 
-from config import Settings, redact_url
-from indexer import DocumentRecord, IndexBusy, Status, StorageError
+from pdfindex.config import Settings, redact_url
+from pdfindex.indexer import DocumentRecord, IndexBusy, Status, StorageError
 
 from .errors import BrokerError, IngestError
 

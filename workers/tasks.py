@@ -21,7 +21,7 @@ import redis
 from celery import Task
 from celery.utils.log import get_task_logger
 
-from indexer import IndexBusy, PageIndex, Status, StorageError
+from pdfindex.indexer import IndexBusy, PageIndex, Status, StorageError
 
 from . import queue
 from .app import app, settings, signer
