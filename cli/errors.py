@@ -13,6 +13,11 @@ EXIT_PASSWORD = 3
 #: The index cannot be used: disk full, read-only, permission denied, corrupt, or
 #: refused as untrusted (owned or writable by another user).
 EXIT_STORAGE = 4
+#: An ingest (or remove) ran to its end, but not everything asked for was done: files
+#: failed or stayed encrypted, paths given were not found, or a folder was not pruned
+#: (missing or unmounted). 0 means every file is indexed or unchanged. Scripts and
+#: cron jobs can tell "nothing to worry about" from "look at the summary".
+EXIT_INCOMPLETE = 5
 EXIT_INTERRUPTED = 130
 
 

@@ -1,7 +1,9 @@
-"""``pdfindex ingest``, ``worker`` and ``status``: filling the index and watching it.
+"""``pdfindex ingest``, ``remove``, ``worker`` and ``status``: filling the index,
+taking files off it, and watching it.
 
-Without ``PDFINDEX_BROKER_URL`` ingest runs embedded (a local process pool, this
-process writing the index); with it, files go to Celery workers.
+The work is ``pdfindex.workers.api``'s (planning, pruning, embedded pool or Celery,
+copies); these functions only turn arguments into its options and its results into
+lines and an exit status.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from pdfindex import config
-from .errors import EXIT_INTERRUPTED, CliError
+from .errors import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError
 from .search_cmd import _index_arg, _user_errors, path_arg
 from .terminal import shown
 
@@ -25,9 +27,22 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--recursive", "-r", action="store_true", help="descend into folders")
     p.add_argument("--password-file", type=path_arg, help="passwords to try on encrypted files, one a line")
     p.add_argument("--workers", type=int, help="extraction processes (default: CPU cores; embedded mode)")
-    p.add_argument("--prune", action="store_true", help="remove indexed documents whose files are gone")
+    p.add_argument("--prune", action="store_true",
+                   help="remove indexed documents whose files are gone, among the paths given")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="extract again the files that failed or were encrypted, though unchanged")
+    p.add_argument("--force", action="store_true",
+                   help="extract again every file, though unchanged (e.g. after an extraction fix)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list what would be indexed and pruned; change nothing")
     _index_arg(p)
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("remove", help="take files, or every file under a folder, off the index")
+    p.add_argument("paths", nargs="+", type=path_arg)
+    p.add_argument("--dry-run", action="store_true", help="list what would be removed; change nothing")
+    _index_arg(p)
+    p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("worker", help="run a Celery worker (needs PDFINDEX_BROKER_URL)")
     p.add_argument("--queues", default="extract,index",
@@ -43,49 +58,34 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from pdfindex.indexer import PageIndex  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
-    from pdfindex.workers.files import read_passwords  # noqa: PLC0415
-    from pdfindex.workers.plan import make_plan, record_copies  # noqa: PLC0415
-    from pdfindex.workers.progress import Progress, Summary  # noqa: PLC0415
+    """Arguments to ``workers.api.ingest`` and its summary to stdout."""
+    from pdfindex.workers.api import IngestOptions, ingest  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
+    from pdfindex.workers.progress import Progress  # noqa: PLC0415
 
     with _user_errors():
-        settings = config.load()
-        for path in args.paths:
-            if not path.exists():
-                raise CliError(f"{path}: no such file or folder")
-        try:
-            passwords = read_passwords(args.password_file)
-        except OSError as exc:
-            raise CliError(f"{args.password_file}: cannot read password file: {exc.strerror}") from None
-        if settings.broker_url or settings.roots:
-            from pdfindex.workers.distributed import check_roots  # noqa: PLC0415
+        options = IngestOptions(index_dir=args.index, recursive=args.recursive, password_file=args.password_file,
+                                workers=args.workers, prune=args.prune, retry_failed=args.retry_failed,
+                                force=args.force, dry_run=args.dry_run, settings=config.load())
+        summary = ingest(args.paths, options, progress=Progress)
+    print(render_dry_run(summary) if summary.dry_run else render_summary(summary))
+    if summary.interrupted:
+        return EXIT_INTERRUPTED
+    return 0 if summary.complete else EXIT_INCOMPLETE
 
-            check_roots(args.paths, settings)  # before anything is hashed: the files would be refused
-        # An existing index keeps its own language; PDFINDEX_LANGUAGE is for a new one.
-        index = PageIndex(args.index or settings.index_dir, new_language=settings.language)
-        plan = make_plan(index, args.paths, args.recursive, retry_encrypted=bool(passwords), prune=args.prune)
-        summary = Summary(unchanged=plan.unchanged + plan.duplicates, duplicates=plan.duplicates)
-        if plan.gone:
-            with index.writer() as writer:
-                for doc in plan.gone:
-                    writer.delete(doc.doc_hash)
-            summary.pruned = len(plan.gone)
-        progress = Progress(len(plan.jobs), summary)
-        try:
-            if settings.broker_url:
-                from pdfindex.workers.distributed import run_distributed  # noqa: PLC0415
 
-                run_distributed(index, plan.jobs, args.password_file, settings, summary, progress)
-            else:
-                from pdfindex.workers.embedded import run_embedded  # noqa: PLC0415
+def _skipped(summary: Summary) -> str | None:
+    parts = []
+    if summary.skipped_non_pdf:
+        parts.append(f"{summary.skipped_non_pdf} non-PDF file{'s' if summary.skipped_non_pdf != 1 else ''}")
+    if summary.skipped_folders:
+        parts.append(f"{summary.skipped_folders} folder{'s' if summary.skipped_folders != 1 else ''} "
+                     "(use --recursive)")
+    return f"  skipped:              {', '.join(parts)}" if parts else None
 
-                run_embedded(index, plan.jobs, passwords, settings, summary, progress,
-                             args.workers or settings.workers)
-            record_copies(index, plan)  # copies of content this run indexed get their paths
-        finally:
-            progress.close()
-    print(render_summary(summary))
-    return EXIT_INTERRUPTED if summary.interrupted else 0
+
+def _notes(summary: Summary) -> list[str]:
+    return ([f"  NOT FOUND {shown(path)}: no such file or folder" for path in summary.not_found]
+            + [f"  NOT PRUNED {shown(path)}: {shown(reason)}" for path, reason in summary.not_pruned])
 
 
 def render_summary(summary: Summary) -> str:
@@ -104,10 +104,56 @@ def render_summary(summary: Summary) -> str:
         f"  mean coverage:        {coverage}",
         f"  pages needing OCR:    {summary.needs_ocr}",
     ]
-    if summary.pruned:
-        lines.append(f"  pruned (files gone):  {summary.pruned}")
+    skipped = _skipped(summary)
+    if skipped:
+        lines.append(skipped)
+    if summary.pruned or summary.pruned_paths:
+        lines.append(f"  pruned (files gone):  {summary.pruned}"
+                     + (f" (+{summary.pruned_paths} paths of copies kept under another path)"
+                        if summary.pruned_paths else ""))
     lines += [f"  FAILED {shown(path)}: {shown(reason)}" for path, reason in summary.encrypted + summary.failed]
+    lines += _notes(summary)
     return "\n".join(lines)
+
+
+def render_dry_run(summary: Summary) -> str:
+    """What an ingest would do; one line a path, so it can be read or grepped."""
+    lines = ["dry run: nothing was changed",
+             f"  would index:          {len(summary.would_index)}",
+             f"  skipped as unchanged: {summary.unchanged}",
+             f"  would prune:          {len(summary.would_prune)}"]
+    skipped = _skipped(summary)
+    if skipped:
+        lines.append(skipped)
+    lines += [f"  INDEX {shown(path)}" for path in summary.would_index]
+    lines += [f"  PRUNE {shown(path)}" for path in summary.would_prune]
+    lines += _notes(summary)
+    return "\n".join(lines)
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    """``pdfindex remove``: paths off the index through ``workers.api.remove``; one
+    line a path removed, a total, and the arguments that matched nothing on stderr."""
+    from pdfindex.workers.api import RemoveOptions, remove  # noqa: PLC0415
+
+    with _user_errors():
+        removed = remove(args.paths, RemoveOptions(index_dir=args.index, dry_run=args.dry_run,
+                                                   settings=config.load()))
+    if not removed.paths:
+        first = removed.unmatched[0] if removed.unmatched else str(args.paths[0])
+        more = f" (nor {len(removed.unmatched) - 1} more)" if len(removed.unmatched) > 1 else ""
+        raise CliError(f"{first}: not in the index{more}; nothing removed")
+    verb = "would remove" if removed.dry_run else "removed"
+    for path in removed.paths:
+        print(f"{verb} {shown(path)}")
+    kept = f"; {removed.copies_kept} of them copies whose document stays under another path" \
+        if removed.copies_kept else ""
+    print(f"{'dry run: nothing was changed; ' if removed.dry_run else ''}{verb} {len(removed.paths)} "
+          f"path{'s' if len(removed.paths) != 1 else ''}, {removed.documents} document"
+          f"{'s' if removed.documents != 1 else ''} with their pages{kept}")
+    for path in removed.unmatched:
+        print(f"pdfindex: {shown(path)}: not in the index", file=sys.stderr)
+    return EXIT_INCOMPLETE if removed.unmatched else 0
 
 
 def cmd_worker(args: argparse.Namespace) -> int:

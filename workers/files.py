@@ -5,7 +5,7 @@ import hashlib
 import os
 import stat
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import OutsideRoots
@@ -22,23 +22,49 @@ def is_pdf(path: Path) -> bool:
         return False
 
 
-def find_pdfs(paths: Iterable[Path], recursive: bool) -> Iterator[Path]:
+@dataclass(slots=True)
+class Skipped:
+    """What ``find_pdfs`` passed over, for the summary: a user who forgot
+    ``--recursive`` or pointed at the wrong folder should see it, not a silent 0."""
+
+    #: files that are neither named ``*.pdf`` nor start like a PDF
+    non_pdf: int = 0
+    #: sub-folders of a folder argument, not entered without ``recursive``
+    folders: int = 0
+    #: arguments that do not exist (a deleted file, an unmounted share)
+    missing: list[Path] = field(default_factory=list)
+
+
+def find_pdfs(paths: Iterable[Path], recursive: bool, skipped: Skipped | None = None) -> Iterator[Path]:
     """PDF files among ``paths`` (files as given, folders listed, recursively when
     asked), each once, in a stable order, as absolute paths. A file is a PDF by its
     content, or by its name: a broken "x.pdf" is ingested so that its failure is
-    recorded rather than silently passed over."""
+    recorded rather than silently passed over. What is passed over (non-PDF files,
+    folders not entered, arguments that do not exist) is counted in ``skipped``."""
+    skipped = skipped if skipped is not None else Skipped()
     seen: set[Path] = set()
     for root in paths:
         root = root.absolute()
         if root.is_dir():
             walker = root.rglob("*") if recursive else root.iterdir()
-            candidates = sorted(p for p in walker if p.is_file())
+            entries = sorted(walker)
+            candidates = [p for p in entries if p.is_file()]
+            if not recursive:
+                skipped.folders += sum(1 for p in entries if p.is_dir())
+        elif not os.path.lexists(root):
+            skipped.missing.append(root)
+            continue
         else:
             candidates = [root]
         for path in candidates:
-            if path not in seen and (path.suffix.lower() == ".pdf" or is_pdf(path)):
+            if path in seen:
+                continue
+            if path.suffix.lower() == ".pdf" or is_pdf(path):
                 seen.add(path)
                 yield path
+            else:
+                seen.add(path)
+                skipped.non_pdf += 1
 
 
 def sha256_of(path: Path) -> str:

@@ -1,5 +1,13 @@
-"""Deciding what an ingest run has to do: which files are new or changed, which are
-unchanged and skipped, and which indexed files are gone (for --prune)."""
+"""Deciding what an ingest, prune or remove has to do: which files are new or
+changed, which are unchanged and skipped, and which indexed paths are gone (for
+--prune) or named for removal.
+
+Pruning and removal are scoped to the paths given: an index may hold documents of
+several folders, shares and disks, and "the file is missing" must never reach
+beyond what the user pointed at (an unmounted share would otherwise empty the
+index). Planning itself writes only the bookkeeping of copies (``apply_paths``),
+and nothing at all for a dry run.
+"""
 from __future__ import annotations
 
 import os
@@ -9,7 +17,7 @@ from pathlib import Path
 
 from pdfindex.indexer import DocumentRecord, PageIndex, Status
 
-from .files import file_identity, find_pdfs, sha256_of
+from .files import Skipped, file_identity, find_pdfs, sha256_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,42 +27,81 @@ class Job:
 
 
 @dataclass(slots=True)
+class PathRemoval:
+    """Paths to take off indexed documents: a document whose every path is taken
+    goes (``gone``), one with a path left keeps its pages (``lost``)."""
+
+    #: documents all of whose paths are taken: to delete
+    gone: list[DocumentRecord] = field(default_factory=list)
+    #: (doc_hash, path): paths taken off documents that keep another path
+    lost: list[tuple[str, str]] = field(default_factory=list)
+    #: folder arguments not pruned, each with the reason (missing, unmounted)
+    kept: list[tuple[str, str]] = field(default_factory=list)
+    #: arguments that match no indexed path (``remove``)
+    unmatched: list[str] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[str]:
+        """Every path taken off the index, sorted: what a dry run lists."""
+        return sorted([p for doc in self.gone for p in doc.all_paths] + [p for _, p in self.lost])
+
+
+@dataclass(slots=True)
 class Plan:
     jobs: list[Job] = field(default_factory=list)
     unchanged: int = 0
     #: files whose content is already indexed (or planned) under another path
     duplicates: int = 0
-    #: documents all of whose paths are gone (--prune): to delete
-    gone: list[DocumentRecord] = field(default_factory=list)
+    #: --prune: documents all of whose paths in scope are gone, and paths lost
+    prune: PathRemoval = field(default_factory=PathRemoval)
     #: (doc_hash, path): copies of content planned in this run, whose path can be
     #: recorded only once the content is indexed (``record_copies``)
     copies: list[tuple[str, str]] = field(default_factory=list)
-    #: paths recorded on documents already indexed (copies) and removed (--prune,
-    #: the document having another path left), by make_plan itself
-    paths_added: int = 0
-    paths_removed: int = 0
+    #: (doc_hash, path): copies of content already indexed (recorded by make_plan)
+    add_paths: list[tuple[str, str]] = field(default_factory=list)
+    #: what the walk passed over (non-PDF files, folders, missing arguments)
+    skipped: Skipped = field(default_factory=Skipped)
+
+    @property
+    def gone(self) -> list[DocumentRecord]:
+        return self.prune.gone
+
+    @property
+    def paths_added(self) -> int:
+        return len(self.add_paths)
+
+    @property
+    def paths_removed(self) -> int:
+        return len(self.prune.lost)
 
 
 def make_plan(index: PageIndex, paths: Iterable[Path], recursive: bool, retry_encrypted: bool,
-              prune: bool) -> Plan:
+              prune: bool, *, retry_failed: bool = False, force: bool = False, dry_run: bool = False) -> Plan:
     """Unchanged means: the same path is indexed with the same size and mtime, or
     its content hash is unchanged. Files that failed stay skipped until they change
-    (no endless retries); encrypted ones are retried when passwords are given.
-    Identical content is indexed once: a copy of a file that is indexed (at a path
-    that still exists) has its path recorded on that document here and now, so
-    ``--path`` finds it and deleting one of the copies keeps the document; a copy of
-    content planned in this run is in ``copies``. With ``prune``, a document loses
-    its paths that are gone, and goes (``gone``) only when none is left."""
+    (no endless retries) unless ``retry_failed``; encrypted ones are retried when
+    passwords are given (``retry_encrypted``); ``force`` re-extracts every file
+    (after an extraction fix). Identical content is indexed once: a copy of a file
+    that is indexed (at a path that still exists) goes to ``add_paths``, so
+    ``--path`` finds it and deleting one of the copies keeps the document; a copy
+    of content planned in this run goes to ``copies``. With ``prune``, paths in the
+    scope of ``paths`` that are gone are planned for removal (``prune_scope``):
+    a document loses its paths that are gone here and now, and goes (``gone``, for
+    the caller to delete) only when none is left.
+
+    ``dry_run``: nothing is written, the copies' and lost paths are only listed."""
+    paths = [Path(p).absolute() for p in paths]
     records = list(index.documents())
     known = {path: doc for doc in records for path in doc.all_paths}
     by_hash = {doc.doc_hash: doc for doc in records}
     planned: set[str] = set()
     plan = Plan()
-    add_paths: list[tuple[str, str]] = []
-    for path in find_pdfs(paths, recursive):
+    for path in find_pdfs(paths, recursive, plan.skipped):
         record = known.get(str(path))
         size, mtime = file_identity(path)
-        retry = record is not None and record.status == Status.ENCRYPTED and retry_encrypted
+        retry = record is not None and (
+            force or (record.status == Status.ENCRYPTED and (retry_encrypted or retry_failed))
+            or (record.status == Status.FAILED and retry_failed))
         if record is not None and not retry and record.size == size and record.mtime == mtime:
             plan.unchanged += 1
             continue
@@ -67,29 +114,105 @@ def make_plan(index: PageIndex, paths: Iterable[Path], recursive: bool, retry_en
             plan.copies.append((doc_hash, str(path)))
             continue
         other = by_hash.get(doc_hash)
-        if other is not None and not retry and str(path) not in other.all_paths \
+        if other is not None and not retry and not force and str(path) not in other.all_paths \
                 and any(os.path.exists(p) for p in other.all_paths):
             plan.duplicates += 1
-            add_paths.append((doc_hash, str(path)))
+            plan.add_paths.append((doc_hash, str(path)))
             continue
         planned.add(doc_hash)
         plan.jobs.append(Job(path, doc_hash))
-    remove_paths: list[tuple[str, str]] = []
     if prune:
-        for doc in records:
-            lost = [p for p in doc.all_paths if _gone(p)]
-            if len(lost) == len(doc.all_paths):
-                plan.gone.append(doc)
-            else:
-                remove_paths.extend((doc.doc_hash, p) for p in lost)
-    if add_paths or remove_paths:
-        with index.writer() as writer:
-            for doc_hash, added in add_paths:
-                writer.add_path(doc_hash, added)
-            for doc_hash, removed in remove_paths:
-                writer.remove_path(doc_hash, removed)
-    plan.paths_added, plan.paths_removed = len(add_paths), len(remove_paths)
+        plan.prune = prune_scope(records, paths, recursive)
+    if not dry_run:
+        apply_paths(index, plan.add_paths, PathRemoval(lost=plan.prune.lost))
     return plan
+
+
+def _inside(path: str, folder: str, recursive: bool) -> bool:
+    """Whether ``path`` lies in ``folder``: anywhere below it, or (not recursive)
+    directly in it, as the walk of an ingest run sees it."""
+    top = folder.rstrip("/") + "/"
+    if not path.startswith(top):
+        return False
+    return recursive or "/" not in path[len(top):]
+
+
+def prune_scope(records: Iterable[DocumentRecord], paths: Iterable[Path], recursive: bool) -> PathRemoval:
+    """The indexed paths that are gone, among those the arguments cover: a file
+    argument, or the files of a folder argument (below it with ``recursive``, else
+    directly in it). A folder argument that does not exist, or exists but is empty
+    while the index holds documents in it, is taken for an unmounted share or a
+    mistyped path: nothing in it is pruned, and it is listed in ``kept`` with the
+    reason. A path that cannot be looked at now (permission denied, a share timing
+    out) is not gone."""
+    records = list(records)
+    indexed = {p for doc in records for p in doc.all_paths}
+    scopes: list[tuple[str, bool]] = []  # (argument, is a folder)
+    out = PathRemoval()
+    for arg in dict.fromkeys(str(Path(p).absolute()) for p in paths):
+        inside = [p for p in indexed if _inside(p, arg, recursive)]
+        if os.path.isdir(arg):
+            if inside and not _has_entries(arg):
+                out.kept.append((arg, f"empty folder with {len(inside)} indexed file(s) in it: taken for an "
+                                      "unmounted share, nothing in it pruned"))
+                continue
+            scopes.append((arg, True))
+        elif arg in indexed:
+            scopes.append((arg, False))  # a file argument, there or gone
+        elif inside:
+            out.kept.append((arg, f"folder not found (missing or not mounted) with {len(inside)} indexed "
+                                  "file(s) in it: nothing in it pruned"))
+
+    def covered(path: str) -> bool:
+        return any(path == arg if not folder else _inside(path, arg, recursive) for arg, folder in scopes)
+
+    for doc in records:
+        lost = [p for p in doc.all_paths if covered(p) and _gone(p)]
+        if lost and len(lost) == len(doc.all_paths):
+            out.gone.append(doc)
+        else:
+            out.lost.extend((doc.doc_hash, p) for p in lost)
+    return out
+
+
+def removal(records: Iterable[DocumentRecord], paths: Iterable[Path]) -> PathRemoval:
+    """The indexed paths ``pdfindex remove`` takes off: each argument as a file, or
+    every path below it as a folder, whether or not it exists on disk. A document
+    with a copy outside them loses only these paths; ``unmatched`` lists the
+    arguments that match nothing."""
+    records = list(records)
+    args = list(dict.fromkeys(os.path.normpath(Path(p).absolute()) for p in paths))
+    matched: set[str] = set()
+    out = PathRemoval()
+    for doc in records:
+        lost = []
+        for p in doc.all_paths:
+            hit = next((a for a in args if p == a or _inside(p, a, True)), None)
+            if hit is not None:
+                matched.add(hit)
+                lost.append(p)
+        if lost and len(lost) == len(doc.all_paths):
+            out.gone.append(doc)
+        else:
+            out.lost.extend((doc.doc_hash, p) for p in lost)
+    out.unmatched = [a for a in args if a not in matched]
+    return out
+
+
+def apply_paths(index: PageIndex, add: Iterable[tuple[str, str]], removal: PathRemoval | None = None) -> None:
+    """Record copies' paths and take off removed ones, in one commit: a document
+    goes with its last path, its record and pages together."""
+    add = list(add)
+    if not add and (removal is None or not (removal.gone or removal.lost)):
+        return
+    with index.writer() as writer:
+        for doc_hash, added in add:
+            writer.add_path(doc_hash, added)
+        if removal is not None:
+            for doc in removal.gone:
+                writer.delete(doc.doc_hash)
+            for doc_hash, removed in removal.lost:
+                writer.remove_path(doc_hash, removed)
 
 
 def record_copies(index: PageIndex, plan: Plan) -> None:
@@ -100,6 +223,14 @@ def record_copies(index: PageIndex, plan: Plan) -> None:
         with index.writer() as writer:
             for doc_hash, path in plan.copies:
                 writer.add_path(doc_hash, path)
+
+
+def _has_entries(folder: str) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is not None
+    except OSError:
+        return True  # cannot look: not taken for empty
 
 
 def _gone(path: str) -> bool:

@@ -32,6 +32,18 @@ def brief_of_record(doc: DocumentRecord) -> dict[str, Any]:
     }
 
 
+#: The extractor's reason for an encrypted file opened without any password.
+_PASSWORD_REQUIRED = "a password is required"
+
+
+def password_hint(reason: str) -> str:
+    """"A password is required" with what to do about it: the summary is where the
+    user reads it, and the option must be named there."""
+    if not reason.endswith(_PASSWORD_REQUIRED):
+        return reason
+    return f"{reason}: give it in a file with --password-file (Celery workers: their PDFINDEX_PASSWORD_FILE)"
+
+
 @dataclass(slots=True)
 class Summary:
     indexed: int = 0
@@ -41,6 +53,19 @@ class Summary:
     unchanged: int = 0  # copies of indexed files included
     duplicates: int = 0
     pruned: int = 0
+    #: paths taken off documents that keep another path (--prune)
+    pruned_paths: int = 0
+    #: what the walk passed over: non-PDF files, folders not entered (no --recursive)
+    skipped_non_pdf: int = 0
+    skipped_folders: int = 0
+    #: arguments that do not exist and are unknown to the index
+    not_found: list[str] = field(default_factory=list)
+    #: (folder, reason): folder arguments whose files were not pruned (missing, unmounted)
+    not_pruned: list[tuple[str, str]] = field(default_factory=list)
+    #: a dry run: nothing changed; the paths that would be indexed and pruned
+    dry_run: bool = False
+    would_index: list[str] = field(default_factory=list)
+    would_prune: list[str] = field(default_factory=list)
     pages: int = 0
     needs_ocr: int = 0
     coverages: list[float] = field(default_factory=list)
@@ -58,7 +83,7 @@ class Summary:
         elif status == Status.EMPTY:
             self.empty += 1
         elif status == Status.ENCRYPTED:
-            self.encrypted.append((path, error))
+            self.encrypted.append((path, password_hint(error)))
         else:
             self.failed.append((path, error))
         self.pages += info["pages"]
@@ -79,6 +104,12 @@ class Summary:
     @property
     def files_done(self) -> int:
         return self.indexed + self.empty + len(self.encrypted) + len(self.failed)
+
+    @property
+    def complete(self) -> bool:
+        """Everything asked for is indexed or unchanged: no file failed, no argument
+        was missing, no folder was left unpruned (the CLI's exit status 0)."""
+        return not (self.failed or self.encrypted or self.not_found or self.not_pruned)
 
 
 class Progress:
@@ -118,3 +149,19 @@ class Progress:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+
+
+class NoProgress(Progress):
+    """Progress that reports nothing: the default for Python callers of
+    ``workers.api``, whose stderr is theirs."""
+
+    def __init__(self, total: int, summary: Summary) -> None:
+        self.stream = sys.stderr
+        self.summary = summary
+        self.total = total
+        self.interval = 0.0
+        self._last_log = 0.0
+        self._bar = None
+
+    def advance(self) -> None:
+        return
