@@ -31,6 +31,10 @@ from .progress import Progress, Summary, brief_of_record
 
 _POLL = 0.5
 _QUIET_WARNING = 60.0
+#: Without progress for this long while hand-off items wait, the client kicks the
+#: writer itself: the one pending kick may have been lost with a writer that died
+#: holding it (its message comes back only after the broker's visibility timeout).
+_REKICK = 30.0
 
 
 PASSWORD_FILE_NOTE = ("pdfindex: note: in distributed mode the extraction workers try the passwords of their own "
@@ -83,10 +87,19 @@ def _warn_quiet(r: redis.Redis) -> None:
             text = trouble.decode("utf-8", "replace") if isinstance(trouble, bytes) else str(trouble)
             print(f"pdfindex: no progress for a minute; the index writer reports: {text!a}; "
                   "the files wait in the queue and the writer is asked to try again", file=sys.stderr)
-            write.delay()
+            queue.kick(r, write.delay, force=True)
             return
     print("pdfindex: no progress for a minute; is a worker running for the extract and index queues "
           "(`pdfindex worker`)?", file=sys.stderr)
+
+
+def _rekick(r: redis.Redis) -> None:
+    """Kick the writer when hand-off items wait (see _REKICK)."""
+    from .tasks import write  # noqa: PLC0415 - the Celery app only when a broker is used
+
+    with contextlib.suppress(redis.RedisError):
+        if r.llen(queue.RESULTS) or r.llen(queue.WRITING):
+            queue.kick(r, write.delay, force=True)
 
 
 def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary, progress: Progress) -> None:
@@ -105,7 +118,7 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
 
     enqueue(jobs)
     done: set[str] = set()
-    last_progress = time.monotonic()
+    last_progress = last_kick = time.monotonic()
     try:
         while len(done) < len(by_hash):
             try:
@@ -138,9 +151,13 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
                     summary.add(info)
                     progress.advance()
                     last_progress = time.monotonic()
-            if time.monotonic() - last_progress > _QUIET_WARNING:
+            now = time.monotonic()
+            if now - last_progress > _QUIET_WARNING:
                 _warn_quiet(r)
-                last_progress = time.monotonic()
+                last_progress = last_kick = now
+            elif now - max(last_progress, last_kick) > _REKICK:
+                _rekick(r)
+                last_kick = now
             time.sleep(_POLL)
     except KeyboardInterrupt:
         summary.interrupted = True  # queued tasks stay queued; workers finish them

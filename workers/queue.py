@@ -1,12 +1,16 @@
 """The hand-off between extraction tasks and the single index writer, in Redis.
 
 An extraction task pushes its outcome onto ``pdfindex:results`` and sends a "write"
-kick. The writer moves items to ``pdfindex:writing`` (atomically, LMOVE), commits
-them to ITS OWN index (``PDFINDEX_INDEX_DIR`` of the writer; an item never names a
-directory) in one batch, records each file as done for its ingest run, and only
-then clears ``pdfindex:writing``. A writer killed mid-batch leaves its items there;
-the next writer commits them first. Writes are idempotent, so an item committed
-twice is still indexed once.
+kick unless one is already pending (``pdfindex:write-kick``, set with NX; the writer
+clears it when it starts draining), so a burst of files sends one kick, not one each.
+The writer moves items to ``pdfindex:writing`` (atomically, LMOVE), commits them to
+ITS OWN index (``PDFINDEX_INDEX_DIR`` of the writer; an item never names a directory)
+once it holds ``batch_pages`` pages or no new item came for about a second (it does
+not wait holding its process: it leaves the batch in ``pdfindex:writing`` and kicks
+itself again a second later), records each file as done for its ingest run, and only
+then clears ``pdfindex:writing``. A writer killed mid-batch, or one waiting for more,
+leaves its items there; the next writer takes them first. Writes are idempotent, so
+an item committed twice is still indexed once.
 
 Nothing read from Redis is trusted: anyone who can reach the broker can push to
 these lists. Every item is validated (shape, types, sizes, hashes, run id, the
@@ -47,6 +51,13 @@ RESULTS = "pdfindex:results"
 WRITING = "pdfindex:writing"
 WRITER_LOCK = "pdfindex:writer-lock"
 LOCK_SECONDS = 6
+#: Set (NX) while a write kick is pending; cleared by the writer when it starts draining.
+KICK = "pdfindex:write-kick"
+#: The pending-kick key expires after this, so a kick lost with its worker (SIGKILLed
+#: with the message still reserved) blocks new kicks for a minute at most.
+KICK_SECONDS = 60
+#: The writer commits a batch short of ``batch_pages`` once no new item came for this long.
+IDLE_SECONDS = 1.0
 QUEUES = ("extract", "index")
 
 #: A hand-off item larger than this is dropped (a 10,000-page book of dense text is
@@ -485,28 +496,83 @@ def _unwritable(handoff: HandOff, exc: BaseException, write: WriteBatch,
     return info
 
 
+def kick(r: redis.Redis, send: Callable[[], object], *, force: bool = False) -> bool:
+    """Send a write kick (``send()``) unless one is pending already; ``force`` sends
+    one anyway (a waiting client's remedy for a kick lost with its worker). Returns
+    whether one was sent. The hand-off item must be pushed BEFORE this is called:
+    the writer clears the key before it reads the lists, so every item is either seen
+    by a drain that had already cleared the key, or sets the key and kicks anew."""
+    if r.set(KICK, b"1", nx=not force, ex=KICK_SECONDS):
+        send()
+        return True
+    return False
+
+
+#: When the batch waiting in pdfindex:writing began to wait (the writer's clock).
+WAITING_SINCE = "pdfindex:writing-since"
+#: A batch that keeps growing without reaching ``batch_pages`` is committed after this
+#: long all the same, so waiting clients see progress while files trickle in.
+MAX_WAIT_SECONDS = 10.0
+
+
+def _waited_enough(r: redis.Redis, idle: float) -> bool:
+    """Whether the waiting batch has waited MAX_WAIT_SECONDS (its start is recorded
+    the first time it is asked); a garbled stamp, or one in the future, restarts it."""
+    now = time.time()
+    r.set(WAITING_SINCE, repr(now), nx=True, ex=int(MAX_WAIT_SECONDS * 10))
+    try:
+        since = float(r.get(WAITING_SINCE) or now)
+    except ValueError:
+        since = math.nan
+    if not math.isfinite(since) or since > now:
+        r.set(WAITING_SINCE, repr(now), ex=int(MAX_WAIT_SECONDS * 10))
+        since = now
+    return now - since >= max(MAX_WAIT_SECONDS, idle)
+
+
+#: defer(seconds): the writer's batch waits for more items; kick the writer again in
+#: ``seconds`` (queue.kick with a delayed send).
+Defer = Callable[[float], None]
+
+
 def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[Path],
-          verify: Callable[[bytes], bytes] | None = None, lock_seconds: float = LOCK_SECONDS) -> int:
-    """Commit everything queued, ``batch_pages`` pages at a time, with ``write``.
+          verify: Callable[[bytes], bytes] | None = None, lock_seconds: float = LOCK_SECONDS,
+          defer: Defer | None = None, idle: float = IDLE_SECONDS) -> int:
+    """Commit what is queued, ``batch_pages`` pages at a time, with ``write``.
     Returns the number of files written. Only one drain runs at a time: WriterBusy
     is raised while another writer holds the lock (the caller retries later), and
     LockLost if the lock is lost on the way (the batch is left for the next writer).
-    Invalid items are logged and dropped, never retried."""
+    Invalid items are logged and dropped, never retried.
+
+    With ``defer``, a batch short of ``batch_pages`` is committed only when this
+    drain found no new item in ``pdfindex:results`` (the previous drain, ``idle``
+    seconds ago, took the last one): while files keep coming, the batch stays in
+    ``pdfindex:writing`` and ``defer(idle)`` kicks the writer again later. So files
+    arriving one at a time are committed together instead of one commit each, and
+    the writer holds no process (often the one extraction would use) while it
+    waits. Without ``defer``, everything queued is committed now."""
     written = 0
     with WriterLock(r, lock_seconds) as lock:
+        r.delete(KICK)  # draining starts: an item pushed from now on sends a new kick
         while True:
-            batch = [h for raw in r.lrange(WRITING, 0, -1)  # left by a killed writer
+            batch = [h for raw in r.lrange(WRITING, 0, -1)  # left by a killed or waiting writer
                      if (h := _take(r, raw, roots, verify, WRITING)) is not None]
             pages = sum(len(h.outcome.pages) for h in batch)
+            fresh = 0
             while pages < batch_pages:
                 raw = r.lmove(RESULTS, WRITING, "LEFT", "RIGHT")
                 if raw is None:
                     break
                 handoff = _take(r, raw, roots, verify, RESULTS)
-                if handoff is not None:
+                if handoff is not None:  # a dropped item does not count: forged ones cannot hold a batch back
                     batch.append(handoff)
                     pages += len(handoff.outcome.pages)
+                    fresh += 1
             if not batch:
+                return written
+            if defer is not None and fresh and pages < batch_pages and not _waited_enough(r, idle):
+                log.debug("pdfindex writer: %d files (%d pages) wait %g s for more", len(batch), pages, idle)
+                defer(idle)
                 return written
             lock.ensure()
             briefs = _write_isolating(batch, write, lock.ensure)
@@ -516,7 +582,7 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
                 pipe.expire(run_key(handoff.run_id), 7 * 24 * 3600)
             pipe.execute()
             lock.ensure()
-            r.delete(WRITING)
+            r.delete(WRITING, WAITING_SINCE)
             written += len(batch)
 
 

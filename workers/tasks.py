@@ -36,8 +36,9 @@ log = get_task_logger("pdfindex.tasks")
 _SIGNER = signer()
 _SIGN = _SIGNER[0] if _SIGNER else None
 _VERIFY = _SIGNER[1] if _SIGNER else None
-#: Retries of a write kick while another writer holds the lock (2 s apart): that
-#: writer drains everything queued before it stops, so a kick that gives up loses nothing.
+#: Retries of the pending write kick while another writer holds the lock or the index
+#: is busy (2 s apart). There is one pending kick at a time, not one per file; one that
+#: gives up clears the pending-kick key, so the next hand-off (or a waiting client) kicks anew.
 WRITE_RETRIES = 30
 
 
@@ -79,7 +80,7 @@ def _hand_off(r: redis.Redis, job: queue.ExtractJob, outcome: Outcome) -> None:
         data = outcome.to_json()
     item = queue.handoff_item(job.run_id, job.doc_hash, data, len(outcome.pages))
     queue.retrying(lambda: queue.push_result(r, item, _SIGN))
-    write.delay()
+    queue.retrying(lambda: queue.kick(r, write.delay))  # after the push: see queue.kick
 
 
 class ExtractTask(Task):
@@ -162,20 +163,35 @@ def write_batch(index: PageIndex, batch: list[queue.HandOff], ensure: Any) -> li
     return briefs
 
 
+def _defer(r: redis.Redis) -> queue.Defer:
+    """The writer's batch waits for more files: one kick, ``seconds`` from now (none
+    if a hand-off has sent one meanwhile)."""
+    def defer(seconds: float) -> None:
+        queue.kick(r, lambda: write.apply_async(countdown=seconds))
+
+    return defer
+
+
 @app.task(name="pdfindex.write", bind=True, max_retries=WRITE_RETRIES)
 def write(self: Task) -> None:
+    """Drain the hand-off lists into the index (queue.drain): a batch of
+    ``PDFINDEX_BATCH_PAGES`` pages per commit, or what came once files stop coming
+    for a second; never a commit per file."""
     r = queue.client(settings)
     try:
         index = PageIndex(settings.index_dir, new_language=settings.language)
         queue.drain(r, settings.batch_pages, lambda batch, ensure: write_batch(index, batch, ensure),
-                    settings.roots, _VERIFY)
+                    settings.roots, _VERIFY, defer=_defer(r))
         with suppress(redis.RedisError):
             r.delete(queue.WRITER_ERROR)
     except (IndexBusy, queue.WriterBusy) as exc:
-        # Try again soon: a dead writer's lock expires, a busy index frees up.
+        # Try again soon: a dead writer's lock expires, a busy index frees up. The
+        # pending-kick key stays set meanwhile, so hand-offs send no kicks of their own.
         if self.request.retries >= WRITE_RETRIES:
-            log.warning("pdfindex: write kick given up after %d retries (%s); the writer holding the lock "
-                        "drains the queue", self.request.retries, exc)
+            log.warning("pdfindex: write kick given up after %d retries (%s); the next hand-off or a "
+                        "waiting client kicks the writer again", self.request.retries, exc)
+            with suppress(redis.RedisError):
+                r.delete(queue.KICK)
             return
         raise self.retry(exc=exc, countdown=2) from None
     except StorageError as exc:

@@ -1,0 +1,297 @@
+"""The Celery writer commits in batches, with one pending write kick (issue 9, item 6).
+
+Before, every finished file sent its own `pdfindex.write` kick and the writer committed
+once per file. Now a hand-off sends a kick only when none is pending
+(``pdfindex:write-kick``), and the writer commits ``batch_pages`` pages at a time, or
+what it holds once a drain finds no new item (about a second after the previous one),
+leaving a waiting batch in ``pdfindex:writing`` meanwhile.
+
+Real Redis (database 10 of 127.0.0.1:6379, or ``$PDFINDEX_TEST_BATCH_REDIS_URL``,
+flushed before and after each test), a real index on disk, and, end to end, real
+`celery worker` processes and the real `pdfindex ingest` client. Commits are counted
+by Whoosh's table-of-contents generation (``_MAIN_<n>.toc``), one per commit.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from pdfindex.indexer import PageIndex, PageRecord, Status
+from pdfindex.workers import queue
+from pdfindex.workers.outcome import Outcome, failed
+from tests.ingest_helpers import (
+    find,
+    flushed_redis,
+    page_word,
+    parse_summary,
+    reap,
+    records,
+    slow_pdf,
+    text_pdf,
+    wait_for,
+    write,
+)
+from tests.test_ingest_celery import Cluster, _finish, _start_client
+
+REDIS_URL = os.environ.get("PDFINDEX_TEST_BATCH_REDIS_URL", "redis://127.0.0.1:6379/10")
+RUN = "cd" * 16
+
+
+@pytest.fixture
+def broker() -> Iterator[redis.Redis]:
+    with flushed_redis(REDIS_URL) as client:
+        yield client
+
+
+def commits(index_root: Path) -> int:
+    """The index's commit generation: Whoosh's newest _MAIN_<n>.toc (0: never committed)."""
+    if not (index_root / "current").exists():
+        return 0
+    path = PageIndex(index_root).path
+    return max((int(m.group(1)) for f in path.iterdir() if (m := re.fullmatch(r"_MAIN_(\d+)\.toc", f.name))),
+               default=0)
+
+
+def _item(path: Path, n: int, pages: int = 1) -> bytes:
+    """A hand-off item as an extraction task pushes it: ``pages`` pages, each with
+    ``page_word(f"item{n}", page)``."""
+    job = f"{n:064x}"
+    doc = dataclasses.replace(failed(path, job, Status.FAILED, "x").doc, status=Status.INDEXED, page_count=pages,
+                              error="")
+    texts = [PageRecord(number=p, text=f"{page_word(f'item{n}', p)} batched words", coverage=1.0, glyphs=20,
+                        unresolved=0, needs_ocr=False) for p in range(1, pages + 1)]
+    item = queue.handoff_item(RUN, job, Outcome(doc, texts, job).to_json(), pages)
+    return json.dumps(item).encode()
+
+
+def _real_write(index: PageIndex) -> queue.WriteBatch:
+    from pdfindex.workers.tasks import write_batch
+
+    return lambda batch, ensure: write_batch(index, batch, ensure)
+
+
+class Deferrals:
+    """A drain's ``defer``: records each request (what the write task turns into one
+    delayed kick)."""
+
+    def __init__(self) -> None:
+        self.calls: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.calls.append(seconds)
+
+
+# ---- queue.drain and queue.kick on a real Redis and a real index --------------------------
+
+def test_files_arriving_between_drains_wait_and_are_committed_together(broker: redis.Redis, tmp_path: Path) -> None:
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    index = PageIndex(root)
+    start = commits(root)
+    defer = Deferrals()
+    broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(3)))
+    # New items: the batch waits in pdfindex:writing instead of being committed.
+    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 0
+    assert defer.calls == [queue.IDLE_SECONDS]
+    assert broker.llen(queue.WRITING) == 3 and broker.llen(queue.RESULTS) == 0
+    assert commits(root) == start and broker.hlen(queue.run_key(RUN)) == 0
+    broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(3, 5)))
+    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 0  # still coming
+    assert broker.llen(queue.WRITING) == 5 and commits(root) == start
+    # A drain that finds nothing new: the whole batch in one commit.
+    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 5
+    assert len(defer.calls) == 2
+    assert commits(root) == start + 1
+    assert broker.llen(queue.WRITING) == 0 and not broker.exists(queue.WAITING_SINCE)
+    assert sorted(broker.hkeys(queue.run_key(RUN))) == sorted(f"{n:064x}".encode() for n in range(5))
+    ix = PageIndex(root)
+    for n in range(5):
+        assert find(ix, page_word(f"item{n}", 1)) == [(str(docs / f"f{n}.pdf"), 1)]
+    assert ix.check() == []
+
+
+def test_full_batches_are_committed_at_once_and_the_rest_waits(broker: redis.Redis, tmp_path: Path) -> None:
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    index = PageIndex(root)
+    start = commits(root)
+    defer = Deferrals()
+    broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n, pages=2) for n in range(5)))
+    assert queue.drain(broker, 4, _real_write(index), (docs,), defer=defer) == 4  # two batches of 4 pages
+    assert commits(root) == start + 2
+    assert defer.calls == [queue.IDLE_SECONDS] and broker.llen(queue.WRITING) == 1
+    assert queue.drain(broker, 4, _real_write(index), (docs,), defer=defer) == 1
+    assert commits(root) == start + 3 and broker.llen(queue.WRITING) == 0
+
+
+def test_a_batch_that_keeps_growing_is_committed_after_the_longest_wait(broker: redis.Redis, tmp_path: Path) -> None:
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    index = PageIndex(root)
+    defer = Deferrals()
+    broker.rpush(queue.RESULTS, _item(docs / "f0.pdf", 0))
+    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 0
+    since = float(broker.get(queue.WAITING_SINCE) or 0)
+    assert abs(since - time.time()) < 5
+    broker.set(queue.WAITING_SINCE, repr(time.time() - queue.MAX_WAIT_SECONDS - 1))  # it began long ago
+    broker.rpush(queue.RESULTS, _item(docs / "f1.pdf", 1))
+    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 2  # new items, committed anyway
+    assert len(defer.calls) == 1
+
+
+def test_a_forged_future_stamp_does_not_hold_a_batch_back_for_good(broker: redis.Redis, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    broker.set(queue.WAITING_SINCE, repr(time.time() + 10**6))
+    broker.rpush(queue.RESULTS, _item(docs / "f0.pdf", 0))
+    queue.drain(broker, 2000, _real_write(PageIndex(tmp_path / "index")), (docs,), defer=Deferrals())
+    assert abs(float(broker.get(queue.WAITING_SINCE) or 0) - time.time()) < 5  # restarted from now
+
+
+def test_dropped_items_do_not_hold_a_batch_back(broker: redis.Redis, tmp_path: Path) -> None:
+    """Only valid new items make a batch wait: forged ones pushed all the time cannot."""
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    defer = Deferrals()
+    broker.rpush(queue.WRITING, _item(docs / "f0.pdf", 0))  # waiting from an earlier drain
+    broker.rpush(queue.RESULTS, b"{forged", _item(Path("/etc/passwd"), 1))
+    assert queue.drain(broker, 2000, _real_write(PageIndex(root)), (docs,), defer=defer) == 1
+    assert defer.calls == [] and broker.llen(queue.WRITING) == 0
+
+
+def test_one_kick_is_sent_until_the_writer_starts_draining(broker: redis.Redis, tmp_path: Path) -> None:
+    sent: list[int] = []
+    assert [queue.kick(broker, lambda: sent.append(1)) for _ in range(50)] == [True] + [False] * 49
+    assert sent == [1] and 0 < broker.ttl(queue.KICK) <= queue.KICK_SECONDS
+    assert queue.drain(broker, 2000, _real_write(PageIndex(tmp_path / "index")), (tmp_path,)) == 0
+    assert not broker.exists(queue.KICK)  # cleared when draining started
+    assert queue.kick(broker, lambda: sent.append(2)) and sent == [1, 2]
+    assert queue.kick(broker, lambda: sent.append(3), force=True) and sent == [1, 2, 3]
+
+
+def test_a_deferred_batch_whose_lock_is_stolen_stays_in_writing(broker: redis.Redis, tmp_path: Path) -> None:
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    index = PageIndex(root)
+    real = _real_write(index)
+    broker.rpush(queue.RESULTS, _item(docs / "f0.pdf", 0))
+    assert queue.drain(broker, 2000, real, (docs,), defer=Deferrals()) == 0
+    waiting = broker.lrange(queue.WRITING, 0, -1)
+
+    def stolen(batch: list[queue.HandOff], ensure: Any) -> list[dict[str, Any]]:
+        broker.set(queue.WRITER_LOCK, "another-writer", px=60_000)
+        time.sleep(1.0)  # the heartbeat notices
+        return real(batch, ensure)
+
+    with pytest.raises(queue.LockLost):
+        queue.drain(broker, 2000, stolen, (docs,), lock_seconds=1.5, defer=Deferrals())
+    assert broker.lrange(queue.WRITING, 0, -1) == waiting
+    assert find(PageIndex(root), page_word("item0", 1)) == []
+
+
+# ---- end to end: real workers and the real client -------------------------------------------
+
+def _cluster(tmp_path: Path, **settings: str) -> Cluster:
+    settings = {"roots": str(tmp_path), "index_dir": str(tmp_path / "index"), **settings}
+    return Cluster(REDIS_URL, tmp_path, **settings)
+
+
+def _celery_queue(r: redis.Redis, name: str) -> int:
+    """Messages waiting in a Celery queue (kombu's Redis list of that name)."""
+    return int(r.llen(name))
+
+
+@pytest.mark.slow
+def test_many_small_files_send_one_kick_and_take_few_commits(broker: redis.Redis, tmp_path: Path) -> None:
+    """30 one-page files extracted while no writer runs: one kick waits in queue
+    `index`; then one writer commits them in one or two commits (it was 30)."""
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    files = [write(folder / f"small{i:02d}.pdf", text_pdf(f"small{i}", 1)) for i in range(30)]
+    cluster = _cluster(tmp_path)
+    client = None
+    try:
+        cluster.start(("ex1", "extract", 1))
+        client = _start_client(folder, index, cluster.env)
+        wait_for(lambda: broker.llen(queue.RESULTS) == len(files), 60, "every file handed off", interval=0.1)
+        assert _celery_queue(broker, "index") == 1
+        assert broker.exists(queue.KICK)
+        start = commits(index)
+        cluster.start(("writer", "index", 1))
+        stdout, stderr = _finish(client, 60)
+    finally:
+        if client is not None:
+            reap(client)
+        cluster.stop()
+    assert client.returncode == 0, stderr
+    assert parse_summary(stdout).indexed == len(files)
+    assert commits(index) - start <= 2, commits(index) - start
+    ix = PageIndex(index)
+    for i, path in enumerate(files):
+        assert find(ix, page_word(f"small{i}", 1)) == [(str(path), 1)]
+    assert ix.check() == []
+    assert broker.llen(queue.WRITING) == 0 and broker.llen(queue.RESULTS) == 0
+
+
+@pytest.mark.slow
+def test_files_trickling_in_are_committed_a_second_after_each(broker: redis.Redis, tmp_path: Path) -> None:
+    """Files seconds apart (slow to extract): each is committed about a second after
+    its hand-off, long before a batch of pages fills up, so the client sees progress."""
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    paths = [write(folder / f"slow{i}.pdf", slow_pdf(f"trickle{i}", 1, 25_000)) for i in range(3)]
+    cluster = _cluster(tmp_path, file_timeout="60", file_hard_timeout="90")
+    client = None
+    try:
+        cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
+        client = _start_client(folder, index, cluster.env)
+        first = wait_for(lambda: (index / "current").exists() and records(index), 60, "the first file committed",
+                         interval=0.05)
+        committed_at = time.time()
+        assert len(first) == 1  # the others are still being extracted
+        handed_off = first[0][3]  # its record's ingested time: when its extraction ended
+        assert 0.9 <= committed_at - handed_off <= 8, committed_at - handed_off
+        stdout, stderr = _finish(client, 90)
+    finally:
+        if client is not None:
+            reap(client)
+        cluster.stop()
+    assert client.returncode == 0, stderr
+    assert parse_summary(stdout).indexed == 3
+    assert commits(index) >= 3  # one per file: each came after the writer's idle second
+    ix = PageIndex(index)
+    for i, path in enumerate(paths):
+        assert find(ix, f"trickle{i}all") == [(str(path), 1)]
+
+
+@pytest.mark.slow
+def test_writer_killed_while_its_batch_waits_loses_nothing(broker: redis.Redis, tmp_path: Path) -> None:
+    """SIGKILL to the writer's pool process while a batch waits in pdfindex:writing
+    (no commit running): the delayed kick, held by the worker's main process, runs
+    in the new pool process and commits the batch, once."""
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    paths = [write(folder / f"w{i}.pdf", text_pdf(f"waiting{i}", 2)) for i in range(6)]
+    cluster = _cluster(tmp_path)
+    client = None
+    try:
+        cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
+        client = _start_client(folder, index, cluster.env)
+        wait_for(lambda: broker.llen(queue.WRITING) >= 1 and not broker.exists(queue.WRITER_LOCK), 60,
+                 "a batch waiting in pdfindex:writing", interval=0.005)
+        (child,) = cluster.workers["writer"].pool_children()
+        os.kill(child, signal.SIGKILL)
+        stdout, stderr = _finish(client, 60)
+    finally:
+        if client is not None:
+            reap(client)
+        cluster.stop()
+    assert client.returncode == 0, stderr
+    assert parse_summary(stdout).indexed == len(paths)
+    ix = PageIndex(index)
+    for i, path in enumerate(paths):
+        assert sorted(find(ix, f"waiting{i}zq2w")) == [(str(path), 2)]
+        assert len([d for d in ix.documents() if d.path == str(path)]) == 1
+    assert broker.llen(queue.WRITING) == 0
+    assert ix.check() == []
