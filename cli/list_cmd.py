@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 #: The most rows one command returns: a bigger --limit is a mistake, not a need.
 MAX_LIMIT = 1_000_000
 STATUSES = ("indexed", "failed", "encrypted", "empty")
+#: pipeline.problems.ProblemCode, repeated so that building the parser imports no
+#: extractor (a test checks they agree); docs/extraction.md says what each means.
+PROBLEM_CODES = ("font_missing", "font_damaged", "stream_damaged", "cap_hit", "content_syntax", "xobject_missing",
+                 "form_cycle", "structure_damaged", "box_invalid", "metadata_damaged", "page_stopped",
+                 "internal_error", "other")
 
 
 # ---- values shared with `search` ------------------------------------------------------------
@@ -126,6 +131,15 @@ def resolve_path_glob(text: str, cwd: str | None = None) -> str:
     return absolute
 
 
+def problem_arg(text: str) -> str:
+    """``--problems CODE``: one of the codes extraction records (a typo would
+    list nothing without a word)."""
+    code = text.strip().lower()
+    if code not in PROBLEM_CODES:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a problem code; the codes are {', '.join(PROBLEM_CODES)}")
+    return code
+
+
 def use_color() -> bool:
     """Bold only on a terminal, and not when NO_COLOR is set (https://no-color.org:
     present and not empty)."""
@@ -141,6 +155,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "snippet": hit.snippet, "highlights": [[s.start, s.end] for s in hit.spans], "doc_hash": hit.doc_hash,
         "author": getattr(hit, "author", ""), "created": getattr(hit, "created", None),
         "modified": getattr(hit, "modified", None), "paths": list(getattr(hit, "paths", None) or [hit.path]),
+        "problems": [{"code": p.code, "message": p.message} for p in getattr(hit, "problems", ())],
     }
 
 
@@ -155,6 +170,7 @@ def document_json(doc: DocumentRecord) -> dict[str, Any]:
         "attempts": doc.attempts,
         "mean_coverage": None if doc.mean_coverage is None else round(doc.mean_coverage, 4),
         "paths": list(getattr(doc, "paths", None) or [doc.path]),
+        "problems": dict(sorted(getattr(doc, "problems", {}).items())),
     }
 
 
@@ -179,6 +195,10 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--since", type=since_arg, help="files dated on or after this (created, else modified, "
                                                    "else file mtime): YYYY-MM-DD, YYYY-MM, YYYY or ISO date-time")
     p.add_argument("--until", type=until_arg, help="files dated on or before this (a day given alone is included)")
+    p.add_argument("--problems", dest="problem", nargs="?", const="", type=problem_arg, metavar="CODE",
+                   help="only pages with a problem extraction recorded (with CODE, that kind: "
+                        f"{', '.join(PROBLEM_CODES[:-1])}), each listed with its problems; "
+                        "documents: with at least one such page")
     p.add_argument("--pages", action="store_true", help="list pages rather than documents")
     p.add_argument("--limit", type=limit_arg, help="at most this many rows (default: all)")
     p.add_argument("--offset", type=offset_arg, default=0, help="skip this many rows first")
@@ -199,14 +219,14 @@ def cmd_list(args: argparse.Namespace) -> int:
             status=Status(args.status) if args.status else None, needs_ocr=args.needs_ocr,
             min_coverage=args.min_coverage,
             path_glob=resolve_path_glob(args.path_glob) if args.path_glob is not None else None,
-            since=args.since, until=args.until,
+            since=args.since, until=args.until, problem=args.problem,
         )
         index = open_index(args)
         listing = (index.list_pages if args.pages else index.list_documents)(filters, args.limit, args.offset)
     if args.json:
         write_json(listing_json(listing, args.pages))
     else:
-        _print_listing(listing, args.pages)
+        _print_listing(listing, args.pages, problems=args.problem is not None)
     return 0
 
 
@@ -219,17 +239,28 @@ def listing_json(listing: Listing, pages: bool) -> dict[str, Any]:
     return out
 
 
-def _print_listing(listing: Listing, pages: bool) -> None:
+def problem_counts(counts: dict[str, int]) -> str:
+    """``font_missing 2, cap_hit 1``: most frequent first."""
+    return ", ".join(f"{code} {n}" for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _print_listing(listing: Listing, pages: bool, problems: bool = False) -> None:
+    """With ``problems``, each page is followed by its problems (code: message)
+    and each document by its sums."""
     out = sys.stdout
     if pages:
         for hit in listing.pages:
             quality = "no text" if hit.coverage is None else f"coverage {hit.coverage:.2f}"
             out.write(f"{shown(hit.path)}  p.{hit.page}  {quality}{'  needs OCR' if hit.needs_ocr else ''}\n")
+            if problems:
+                for problem in hit.problems:
+                    out.write(f"    {problem.code}: {shown(problem.message)}\n")
         unit = "pages"
     else:
         for doc in listing.documents:
             error = f"  {shown(doc.error)}" if doc.error else ""
-            out.write(f"{shown(doc.path)}  {doc.status}  {doc.page_count} pages{error}\n")
+            counts = f"  problems: {problem_counts(doc.problems)}" if problems and doc.problems else ""
+            out.write(f"{shown(doc.path)}  {doc.status}  {doc.page_count} pages{error}{counts}\n")
         unit = "documents"
     shown_rows = len(listing.pages if pages else listing.documents)
     more = f" (showing {shown_rows})" if shown_rows != listing.total else ""

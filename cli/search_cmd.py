@@ -45,7 +45,9 @@ running), without accents or case.
   "two words"        the words in this order     "two words"~3     at most 3 words apart
   ( ... )            grouping                    word^2            weight a word twice
   field:word         text, title, author, subject, keywords, producer, filename,
-                     error, status (indexed, failed, encrypted, empty); field:(a OR b)
+                     error, status (indexed, failed, encrypted, empty), problem
+                     (a code: font_missing, stream_damaged, cap_hit, ...; see
+                     pdfindex list --help); field:(a OR b)
   wor*  w?rd         prefix, wildcards           word~  word~2     fuzzy: up to 1 or 2 edits
   [a TO m]  {a TO m} a range of words (inclusive, exclusive)
 
@@ -304,7 +306,9 @@ def status_report(args: argparse.Namespace) -> dict[str, Any]:
             queues = queue_depths(settings)
     return {"version": JSON_VERSION, "location": stats.location, "language": index.language,
             "documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
-            "size_bytes": stats.size_bytes, "queues": queues, "failures": failures}
+            "size_bytes": stats.size_bytes, "queues": queues, "failures": failures,
+            "problems": {code: {"pages": n, "documents": stats.problem_documents.get(code, 0)}
+                         for code, n in sorted(stats.problem_pages.items(), key=lambda kv: (-kv[1], kv[0]))}}
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -336,6 +340,10 @@ def _print_counts(report: dict[str, Any], size_inline: bool) -> None:
     print(f"documents: {report['documents']}"
           + "".join(f"  {k}: {v}" for k, v in sorted(report["by_status"].items())))
     print(f"pages:     {report['pages']}")
+    if report["problems"]:
+        print("problems:  " + "  ".join(f"{code}: {c['pages']} pages in {c['documents']} documents"
+                                        for code, c in report["problems"].items())
+              + "  (pdfindex list --pages --problems [CODE])")
     print(f"language:  {shown(report['language'])}")
     if not size_inline:
         print(f"size:      {size}")

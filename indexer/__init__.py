@@ -192,14 +192,28 @@ class PageIndex:
             return {d["page"]: d.get("text", "") for d in searcher.documents(doc_hash=doc_hash, kind=KIND_PAGE)}
 
     def stats(self) -> Stats:
+        """Counts for ``status``: documents by status, pages, and per problem code
+        the pages that have it (from the ``problem`` postings, no stored page read)
+        and the documents with such a page (from the file records' sums)."""
         by_status: dict[str, int] = {}
+        problem_documents: dict[str, int] = {}
         documents = 0
         for doc in self.documents():
             documents += 1
             by_status[str(doc.status)] = by_status.get(str(doc.status), 0) + 1
+            for code in doc.problems:
+                problem_documents[code] = problem_documents.get(code, 0) + 1
         with self._faults("counting pages"), self._ix.searcher() as searcher:
             pages = len(searcher.search(Term("kind", KIND_PAGE), limit=None, scored=False))
-        return Stats(documents, pages, by_status, store.size_on_disk(self.root), str(self.root))
+            problem_pages: dict[str, int] = {}
+            if "problem" in searcher.schema:
+                for term in searcher.reader().lexicon("problem"):
+                    code = term.decode("utf-8")
+                    count = sum(1 for _ in searcher.docs_for_query(Term("problem", code)))  # not deleted ones
+                    if count:
+                        problem_pages[code] = count
+        return Stats(documents, pages, by_status, store.size_on_disk(self.root), str(self.root),
+                     problem_pages=problem_pages, problem_documents=problem_documents)
 
     def check(self) -> list[str]:
         """Consistency: every indexed file has exactly its page count of pages and

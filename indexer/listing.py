@@ -15,11 +15,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from whoosh.query import And, NumericRange, Query, Term, Wildcard
+from whoosh.query import And, Every, NumericRange, Query, Term, Wildcard
 from whoosh.searching import Searcher
 
 from .records import DocumentRecord, Hit, Status
-from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, path_term
+from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, path_term, problems_of
 
 _SNIPPET_CHARS = 160
 
@@ -39,6 +39,13 @@ class ListFilters:
     #: else its modification date, else its mtime.
     since: float | None = None
     until: float | None = None
+    #: Pages with this problem code (``list --problems CODE``); "" for pages with
+    #: any problem. A page criterion, like ``needs_ocr``.
+    problem: str | None = None
+
+    @property
+    def page_criteria(self) -> bool:
+        return self.needs_ocr is not None or self.min_coverage is not None or self.problem is not None
 
 
 @dataclass(slots=True)
@@ -87,6 +94,9 @@ def _page_query(searcher: Searcher, filters: ListFilters) -> Query:
         parts.append(NumericRange("coverage", filters.min_coverage, None))
     if filters.path_glob:
         parts.append(_path_query(searcher, filters.path_glob))
+    if filters.problem is not None:
+        # codes are indexed lower-case; an unknown one is a term no page has
+        parts.append(Term("problem", filters.problem.lower()) if filters.problem else Every("problem"))
     return And(parts)
 
 
@@ -186,7 +196,7 @@ def list_documents(searcher: Searcher, filters: ListFilters, limit: int | None, 
     with at least one such page."""
     started = time.perf_counter()
     records = _records(searcher, filters)
-    if filters.needs_ocr is not None or filters.min_coverage is not None:
+    if filters.page_criteria:
         keep = _hashes_of(searcher, _docs(searcher, _page_query(searcher, filters)))
         records = {h: r for h, r in records.items() if h in keep}
     ordered = sorted(records.values(), key=lambda r: (path_term(r.get("path", "")), r["doc_hash"]))
@@ -202,4 +212,4 @@ def _page_hit(stored: dict[str, Any]) -> Hit:
     snippet = text[:_SNIPPET_CHARS] + ("…" if len(text) > _SNIPPET_CHARS else "")
     return Hit(doc_hash=stored["doc_hash"], path=stored.get("path", ""), page=stored.get("page", 0), score=0.0,
                coverage=stored.get("coverage"), needs_ocr=bool(stored.get("needs_ocr", False)),
-               title=stored.get("title", ""), snippet=snippet)
+               title=stored.get("title", ""), snippet=snippet, problems=list(problems_of(stored)))

@@ -7,7 +7,7 @@ Syntax (also in ``pdfindex search --help``)::
     +free                 the word is required, also inside an OR group
     "free culture"        the words adjacent and in order ("..."~2: up to 2 words apart)
     title:report          a field: text, title, author, subject, keywords, producer,
-                          filename, error, status  (title:(a OR b) for a group)
+                          filename, error, status, problem  (title:(a OR b) for a group)
     cult*  c?lture        prefix and wildcards   cultur~  cultur~2  fuzzy (edits)
     [a TO c]  {a TO c}    a range of terms (inclusive / exclusive)
     word^2                weight a word
@@ -75,7 +75,7 @@ MAX_NESTING = 32
 DEFAULT_FIELDS: dict[str, float] = {"text": 1.0, "title": 1.5, "filename": 1.0}
 #: What ``field:`` may name. author, subject and keywords come with document
 #: metadata; an index without them answers such a query with nothing.
-FIELDS = ("text", "title", "author", "subject", "keywords", "producer", "filename", "error", "status")
+FIELDS = ("text", "title", "author", "subject", "keywords", "producer", "filename", "error", "status", "problem")
 #: The field whose terms spelling suggestions come from.
 SUGGESTION_FIELD = "text"
 #: At most this long looking for suggestions (after a search that found nothing).

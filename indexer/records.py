@@ -15,6 +15,15 @@ class Status(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class PageProblem:
+    """What extraction lost on a page: a stable code (``font_missing``; the index
+    holds it as the keyword field ``problem``) and the message saying what and why."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class PageRecord:
     number: int
     text: str
@@ -22,6 +31,8 @@ class PageRecord:
     glyphs: int
     unresolved: int
     needs_ocr: bool
+    #: The page's problems, in the order extraction recorded them.
+    problems: tuple[PageProblem, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +60,8 @@ class DocumentRecord:
     modified: float | None = None
     #: Every path of this content; ``path`` is the first. Empty means ``[path]``.
     paths: list[str] = field(default_factory=list)
+    #: Problems of its pages, summed: code -> how many (a page may count several).
+    problems: dict[str, int] = field(default_factory=dict)
 
     @property
     def all_paths(self) -> list[str]:
@@ -90,6 +103,8 @@ class Hit:
     modified: float | None = None
     #: every path of the hit's content (``path`` first)
     paths: list[str] = field(default_factory=list)
+    #: the page's problems (empty in an index written before schema 5)
+    problems: list[PageProblem] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -130,6 +145,9 @@ class Stats:
     by_status: dict[str, int]
     size_bytes: int
     location: str
+    #: Per problem code: pages with it, and documents with such a page.
+    problem_pages: dict[str, int] = field(default_factory=dict)
+    problem_documents: dict[str, int] = field(default_factory=dict)
 
 
 #: Matches counted exactly before a total becomes "at least" (SearchOptions.exact_count).

@@ -16,14 +16,16 @@ import re
 from typing import Any
 
 from whoosh.analysis import Analyzer
-from whoosh.fields import BOOLEAN, ID, NUMERIC, STORED, TEXT, Schema
+from whoosh.fields import BOOLEAN, ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 
 from .analysis import PageTokenizer, PathsTokenizer
-from .records import DocumentRecord, PageRecord, Status
+from .records import DocumentRecord, PageProblem, PageRecord, Status
 
 #: 3: author, subject, keywords, created, modified, date, paths; exact forms
 #: indexed beside stems. 4: exact forms no longer indexed (indexer/exact.py).
-SCHEMA_VERSION = 4
+#: 5: page problems (stored ``problems``, keyword ``problem``) and their sums on
+#: the file record (``problem_counts``); a reindexed older index has none.
+SCHEMA_VERSION = 5
 
 KIND_PAGE = "page"
 KIND_DOC = "doc"
@@ -64,6 +66,11 @@ def build_schema(language: str) -> Schema:
         needs_ocr=BOOLEAN(stored=True),
         status=ID(stored=True),
         error=TEXT(analyzer=text, stored=True),
+        # a page's problem codes (``problem:font_missing``); the messages are stored
+        # in ``problems``, the file record's sums in ``problem_counts``
+        problem=KEYWORD(lowercase=True, scorable=False),
+        problems=STORED(),
+        problem_counts=STORED(),
         # Shown, never searched: stored only. (Every indexed NUMERIC value costs a
         # term per precision step, which dominated indexing time.)
         page_count=STORED(),
@@ -151,6 +158,8 @@ def doc_fields(doc: DocumentRecord) -> dict[str, Any]:
         "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested, "status": str(doc.status),
         "error": doc.error, "attempts": doc.attempts, **_metadata_fields(doc),
     }
+    if doc.problems:
+        fields["problem_counts"] = dict(doc.problems)
     if doc.mean_coverage is not None:
         fields["mean_coverage"] = doc.mean_coverage
     return fields
@@ -188,6 +197,9 @@ def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
     }
     if page.coverage is not None:
         fields["coverage"] = page.coverage
+    if page.problems:
+        fields["problem"] = " ".join(sorted({p.code for p in page.problems}))
+        fields["problems"] = [(p.code, p.message) for p in page.problems]  # plain tuples: pickled by Whoosh
     return fields
 
 
@@ -199,8 +211,13 @@ def fields_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
         return doc_fields(doc)
     page = PageRecord(number=stored["page"], text=stored.get("text", ""), coverage=stored.get("coverage"),
                       glyphs=stored.get("glyphs", 0), unresolved=stored.get("unresolved", 0),
-                      needs_ocr=bool(stored.get("needs_ocr", False)))
+                      needs_ocr=bool(stored.get("needs_ocr", False)), problems=problems_of(stored))
     return page_fields(doc, page)
+
+
+def problems_of(stored: dict[str, Any]) -> tuple[PageProblem, ...]:
+    """A page's stored problems (none in an index from before schema 5)."""
+    return tuple(PageProblem(str(code), str(message)) for code, message in stored.get("problems") or ())
 
 
 def doc_from_stored(stored: dict[str, Any]) -> DocumentRecord:
@@ -211,6 +228,7 @@ def doc_from_stored(stored: dict[str, Any]) -> DocumentRecord:
         error=stored.get("error", ""), attempts=stored.get("attempts", 1), mean_coverage=stored.get("mean_coverage"),
         author=stored.get("author", ""), subject=stored.get("subject", ""), keywords=stored.get("keywords", ""),
         created=stored.get("created"), modified=stored.get("modified"), paths=_paths_of(stored),
+        problems=dict(stored.get("problem_counts") or {}),
     )
 
 

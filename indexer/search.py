@@ -20,7 +20,7 @@ from .errors import QueryError
 from .query import bound_expansions, parse, suggest
 from .listing import ListFilters, list_page_groups, list_pages
 from .records import COUNT_CAP, DocumentHits, Hit, SearchOptions, SearchResult, Span
-from .schema import KIND_DOC, KIND_PAGE, RECORD_FIELDS, date_term, path_term
+from .schema import KIND_DOC, KIND_PAGE, RECORD_FIELDS, date_term, path_term, problems_of
 
 # Markers the formatter puts around matched terms; control characters that page
 # text never contains (extraction drops C0 controls).
@@ -102,7 +102,7 @@ def _hit(whoosh_hit: WhooshHit, with_snippet: bool) -> Hit:
         score=float(whoosh_hit.score or 0.0), coverage=stored.get("coverage"),
         needs_ocr=bool(stored.get("needs_ocr", False)), title=stored.get("title", ""),
         author=stored.get("author", ""), created=stored.get("created"), modified=stored.get("modified"),
-        paths=list(stored.get("paths") or [stored.get("path", "")]),
+        paths=list(stored.get("paths") or [stored.get("path", "")]), problems=list(problems_of(stored)),
     )
     if with_snippet:
         field = "text" if stored.get("kind") == KIND_PAGE else "error"

@@ -19,6 +19,7 @@ from functools import cache
 from importlib import resources
 
 from .encodings import glyph_name_to_unicode
+from .errors import Problem, ProblemCode
 
 # Ranges wider than this are kept as ranges instead of being expanded into a dict:
 # a `<0000> <FFFF> <0000>` identity bfrange is common, a 4-byte one is not rare.
@@ -186,7 +187,7 @@ def _size(cmap: CMap) -> int:
 
 def _cut(problems: list[str] | None, what: str, why: str) -> None:
     if problems is not None:
-        problems.append(f"{what}: {why}; the rest is ignored")
+        problems.append(Problem(ProblemCode.CAP_HIT, f"{what}: {why}; the rest is ignored"))
 
 
 def _apply_def(cmap: CMap, key: object, value: object) -> None:

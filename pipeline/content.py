@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pdfminer.psparser import LIT, PSLiteral
 
 from .cmaps import hex_bytes
+from .errors import Problem, ProblemCode
 from .params import DEFAULT_PARAMS, Params
 
 Operation = tuple[bytes, list[object], int]  # operator, operands, object index of the operator
@@ -202,6 +203,8 @@ def operations(data: bytes, problems: list[str], params: Params = DEFAULT_PARAMS
     reported: set[str] = set()
 
     def report(problem: str, once: str | None = None) -> None:
+        """A syntax error (listed up to _NOISE_REPORTED), or with ``once`` a cap hit
+        (listed once per stream and cap)."""
         nonlocal noise
         if once is not None:
             if once in reported:
@@ -211,9 +214,10 @@ def operations(data: bytes, problems: list[str], params: Params = DEFAULT_PARAMS
             noise += 1
             if noise > _NOISE_REPORTED:
                 if noise == _NOISE_REPORTED + 1:
-                    problems.append("more syntax errors in this content stream not listed")
+                    problems.append(Problem(ProblemCode.CONTENT_SYNTAX,
+                                            "more syntax errors in this content stream not listed"))
                 return
-        problems.append(problem)
+        problems.append(Problem(ProblemCode.CONTENT_SYNTAX if once is None else ProblemCode.CAP_HIT, problem))
 
     while True:
         m = match(data, pos)
@@ -338,12 +342,12 @@ def _inline_image(data: bytes, pos: int, problems: list[str],
     depth = 0
     while True:
         if len(items) > params.max_array_items:
-            problems.append(f"inline image dictionary with more than {params.max_array_items} items; "
-                            "the rest of the stream is ignored")
+            problems.append(Problem(ProblemCode.CAP_HIT, f"inline image dictionary with more than "
+                                    f"{params.max_array_items} items; the rest of the stream is ignored"))
             return {}, len(data)
         m = _TOKEN.match(data, pos)
         if m is None:
-            problems.append("inline image without ID")
+            problems.append(Problem(ProblemCode.CONTENT_SYNTAX, "inline image without ID"))
             return {}, len(data)
         pos = m.end()
         kind = m.lastindex

@@ -31,7 +31,7 @@ from pdfminer.pdftypes import PDFObjRef, PDFStream, int_value, resolve1
 from pdfminer.psparser import PSEOF, PSBaseParser, PSKeyword, PSLiteral
 from pdfminer.utils import decode_text
 
-from .errors import DAMAGE, ExtractionError, NotAPdfError, PasswordError
+from .errors import DAMAGE, ExtractionError, NotAPdfError, PasswordError, Problem, ProblemCode
 from .geometry import Rect, intersect, normalize_rect
 from .recover import Occurrences, RebuiltXRef, damage, find_catalog, has_content, objstm_members, recovered_pages
 from .streams import read_stream
@@ -426,17 +426,17 @@ def visible_box(page: PDFPage, problems: list[str]) -> Rect:
 
     Also where a page takes on what was wrong with the document's structure
     (``PdfFile.notes``, a rebuilt object table): this runs first for every page."""
-    problems.extend(getattr(page, "recovery_notes", ()))
+    problems.extend(Problem(ProblemCode.STRUCTURE_DAMAGED, note) for note in getattr(page, "recovery_notes", ()))
     media = rect_value(page.attrs.get("MediaBox"))
     if media is None or media[0] == media[2] or media[1] == media[3]:
-        problems.append("missing or invalid MediaBox; US Letter assumed")
+        problems.append(Problem(ProblemCode.BOX_INVALID, "missing or invalid MediaBox; US Letter assumed"))
         media = LETTER
     crop = rect_value(page.attrs.get("CropBox"))
     if crop is None:
         return media
     box = intersect(crop, media)
     if box is None:
-        problems.append("CropBox does not overlap the MediaBox; MediaBox used")
+        problems.append(Problem(ProblemCode.BOX_INVALID, "CropBox does not overlap the MediaBox; MediaBox used"))
         return media
     return box
 
@@ -451,7 +451,7 @@ def page_content(page: PDFPage, problems: list[str]) -> bytes:
         stream = resolve1(ref)
         if not isinstance(stream, PDFStream):
             if stream is not None:
-                problems.append(f"content stream {number} is not a stream")
+                problems.append(Problem(ProblemCode.STREAM_DAMAGED, f"content stream {number} is not a stream"))
             continue
         data = read_stream(stream, f"content stream {number}", problems)
         if data is not None:

@@ -29,6 +29,13 @@ from typing import SupportsIndex
 import pdfminer
 from pdfminer.psexceptions import PSException
 
+from .problems import MAX_LINE, Problem, ProblemCode, as_problem, brief, code_of
+
+__all__ = [
+    "DAMAGE", "MAX_LINE", "Damaged", "ExtractionError", "InternalError", "NotAPdfError", "PasswordError", "Problem",
+    "ProblemCode", "ProblemList", "as_problem", "brief", "caught", "code_of", "describe", "is_damage", "triage",
+]
+
 #: What handlers that keep going after damage catch: everything parsing damaged
 #: data can raise, not Exception, so that what is not damage (a worker's time
 #: limit, a MemoryError, KeyboardInterrupt) still stops the extraction. The generic
@@ -42,8 +49,6 @@ DAMAGE: tuple[type[Exception], ...] = (
 #: Exceptions that only data can cause, wherever they are raised.
 _DATA_ONLY: tuple[type[BaseException], ...] = (PSException, zlib.error, struct.error, EOFError, RecursionError)
 
-#: Longest problem or error line we keep (the issue asks for ~200 characters).
-MAX_LINE = 200
 
 _PDFMINER_DIR = os.path.dirname(os.path.abspath(pdfminer.__file__)) + os.sep
 
@@ -55,21 +60,6 @@ class Damaged(ValueError):
 
 class InternalError(Exception):
     """Our own bug, re-raised in strict mode with the original as its cause."""
-
-
-def brief(text: str, limit: int = MAX_LINE) -> str:
-    """One short line: control characters and newlines become spaces, and a long
-    text keeps its head and tail with the count of what was left out."""
-    if len(text) > 4 * limit:  # do not scan megabytes to shorten them
-        text = text[:2 * limit] + text[-limit:]
-        cut_hint = True
-    else:
-        cut_hint = False
-    line = " ".join(text.split())
-    if len(line) <= limit and not cut_hint:
-        return line
-    head, tail = limit * 3 // 4, limit // 8
-    return f"{line[:head]} …[cut]… {line[-tail:]}"
 
 
 def describe(exc: BaseException) -> str:
@@ -126,9 +116,18 @@ def triage(exc: BaseException, strict: bool) -> str:
     return brief(f"internal error: {type(exc).__name__}: {exc} ({_where(exc)})")
 
 
+def caught(code: ProblemCode, what: str, exc: BaseException, strict: bool) -> Problem:
+    """``what: <triage>`` as a problem of ``code``, or of ``internal_error`` when
+    the exception was our own bug (``triage`` raises it in strict mode)."""
+    text = triage(exc, strict)
+    internal = not is_damage(exc)
+    return Problem(ProblemCode.INTERNAL_ERROR if internal else code, f"{what}{text}")
+
+
 class ProblemList(list[str]):
-    """A page's problems: every line shortened, at most ``limit`` of them kept (a
-    hostile stream can cause millions), with one final line saying how many more."""
+    """A page's problems: every line a ``Problem`` (shortened; a plain string gets
+    code ``other``), at most ``limit`` of them kept (a hostile stream can cause
+    millions), with one final ``cap_hit`` line saying how many more."""
 
     def __init__(self, limit: int = 200, items: Iterable[str] = ()) -> None:
         super().__init__()
@@ -139,10 +138,10 @@ class ProblemList(list[str]):
 
     def append(self, problem: str) -> None:
         if len(self) < self.limit:
-            super().append(brief(problem))
+            super().append(as_problem(problem))
             return
         self.dropped += 1
-        note = f"{self.dropped} more problems on this page not listed"
+        note = Problem(ProblemCode.CAP_HIT, f"{self.dropped} more problems on this page not listed")
         if self.dropped == 1:
             super().append(note)
         else:
@@ -153,7 +152,7 @@ class ProblemList(list[str]):
             self.append(problem)
 
     def insert(self, index: SupportsIndex, problem: str) -> None:
-        super().insert(index, brief(problem))
+        super().insert(index, as_problem(problem))
 
     @property
     def full(self) -> bool:

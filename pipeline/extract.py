@@ -13,7 +13,7 @@ from .geometry import IDENTITY, Rect
 from .glyph import Glyph
 from .interpreter import Interpreter
 from .metadata import Metadata, read_metadata
-from .errors import DAMAGE, ProblemList, triage
+from .errors import DAMAGE, Problem, ProblemCode, ProblemList, caught
 from .params import DEFAULT_PARAMS, Params
 from .quality import Quality, from_counts
 from .streams import page_budget
@@ -25,6 +25,8 @@ class Page:
     text: str
     quality: Quality
     box: Rect
+    #: What extraction handled on this page: ``Problem`` values (text with a
+    #: ``code``; pipeline/problems.py), still strings for whoever prints them.
     problems: list[str] = field(default_factory=list)
     #: R2: the page content stream's own glyphs (forms excluded, nothing filtered),
     #: kept only when asked for, since a book has millions.
@@ -67,9 +69,9 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
             for form, key, matrix in appearances(page):
                 interpreter.run_form(form, key, matrix, "annotation appearance")
         except RecursionError:
-            problems.append("content nested too deeply; page text truncated")
+            problems.append(Problem(ProblemCode.CAP_HIT, "content nested too deeply; page text truncated"))
         except DAMAGE as exc:  # last line of defence: one page, not the document
-            problems.append(f"page interpretation stopped: {triage(exc, params.strict)}")
+            problems.append(caught(ProblemCode.PAGE_STOPPED, "page interpretation stopped: ", exc, params.strict))
         interpreter.finish()
     return Page(
         number=number,

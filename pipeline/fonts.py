@@ -27,7 +27,7 @@ from .cmaps import (
     predefined_cmap,
     unicode_cmap_codec,
 )
-from .errors import DAMAGE, triage
+from .errors import DAMAGE, Problem, ProblemCode, caught, triage
 from .params import Params
 from .streams import read_stream
 
@@ -313,7 +313,8 @@ class CIDFont(Font):
             cmap_name = _name(encoding)
             self._use_predefined(cmap_name)
             if self.trie is None and not self.identity:
-                problems.append(f"font {resource}: CMap {cmap_name or '(none)'} not available, read as Identity")
+                problems.append(Problem(ProblemCode.FONT_MISSING, f"font {resource}: CMap {cmap_name or '(none)'} "
+                                                                  "not available, read as Identity"))
                 self.identity = True
         self.codec = unicode_cmap_codec(cmap_name)
 
@@ -489,8 +490,8 @@ def _cid_metrics(array: object, size: int, params: Params, problems: list[str],
         else:
             i += 1
     if i + 1 < len(array):
-        problems.append(f"{what} gives widths to more than {params.max_width_entries} CIDs; "
-                        "the rest keep the default width")
+        problems.append(Problem(ProblemCode.CAP_HIT, f"{what} gives widths to more than {params.max_width_entries} "
+                                                     "CIDs; the rest keep the default width"))
     return result
 
 
@@ -511,12 +512,12 @@ def load_font(resource: str, spec: object, params: Params, problems: list[str]) 
     """Build the font for a /Font resource entry; never raises."""
     spec = resolve1(spec)
     if not isinstance(spec, dict):
-        problems.append(f"font {resource} is not a font dictionary")
+        problems.append(Problem(ProblemCode.FONT_DAMAGED, f"font {resource} is not a font dictionary"))
         return MissingFont(resource, params)
     try:
         if _name(spec.get("Subtype")) == "Type0":
             return CIDFont(resource, spec, params, problems)
         return SimpleFont(resource, spec, params, problems)
     except DAMAGE as exc:  # a broken font loses only its own text (R17)
-        problems.append(f"font {resource} could not be read: {triage(exc, params.strict)}")
+        problems.append(caught(ProblemCode.FONT_DAMAGED, f"font {resource} could not be read: ", exc, params.strict))
         return MissingFont(resource, params)

@@ -22,7 +22,7 @@ from pdfminer.psparser import PSLiteral
 from pdfminer.utils import decode_text
 
 from .content import literal_str, operations
-from .errors import DAMAGE, Damaged, brief, triage
+from .errors import DAMAGE, Damaged, Problem, ProblemCode, brief, caught
 from .fonts import Font, MissingFont, load_font
 from .geometry import IDENTITY, Matrix, mult, unit
 from .glyph import Glyph
@@ -122,22 +122,28 @@ class Interpreter:
             entry = table.get(op)
             if entry is None:
                 if op not in _IGNORED:
-                    self._once(f"unknown operator {op.decode('latin-1')!r}")
+                    self._once(ProblemCode.CONTENT_SYNTAX, f"unknown operator {op.decode('latin-1')!r}")
                 continue
             handler, arity = entry
             if len(args) < arity:
-                self._once(f"operator {op.decode('latin-1')} with too few operands (token {index})")
+                self._once(ProblemCode.CONTENT_SYNTAX, f"operator {op.decode('latin-1')} with too few operands "
+                                                       f"(token {index})")
                 continue
             try:
                 handler(args[len(args) - arity:] if arity else args, index)
             except DAMAGE as exc:
                 if isinstance(exc, RecursionError):
                     raise  # a page-level problem (extract_page), not one operator's
-                reason = str(exc) if isinstance(exc, Damaged) else triage(exc, strict)
-                self._once(f"operator {op.decode('latin-1')} skipped at token {index}: {reason}")
+                what = f"operator {op.decode('latin-1')} skipped at token {index}: "
+                self._add(Problem(ProblemCode.CONTENT_SYNTAX, what + str(exc)) if isinstance(exc, Damaged)
+                          else caught(ProblemCode.CONTENT_SYNTAX, what, exc, strict))
 
-    def _once(self, problem: str) -> None:
-        problem = brief(problem)
+    def _once(self, code: ProblemCode, text: str) -> None:
+        self._add(Problem(code, text))
+
+    def _add(self, problem: Problem) -> None:
+        """Record a problem once per page (an operator repeated a million times is
+        one line), at most max_page_problems distinct ones."""
         if problem not in self.reported and len(self.reported) < self.params.max_page_problems:
             self.reported.add(problem)
             self.problems.append(problem)
@@ -164,7 +170,7 @@ class Interpreter:
         if self.stack:
             self.ctm, self.ts = self.stack.pop()
         else:
-            self._once("Q without matching q")
+            self._once(ProblemCode.CONTENT_SYNTAX, "Q without matching q")
 
     def _cm(self, args: list[object], index: int) -> None:
         self.ctm = mult(_matrix(args), self.ctm)
@@ -207,7 +213,7 @@ class Interpreter:
         fonts = resolve1(self.resources.get("Font"))
         spec = fonts.get(name) if isinstance(fonts, dict) else None
         if spec is None:
-            self._once(f"unknown font resource /{name}")
+            self._once(ProblemCode.FONT_MISSING, f"unknown font resource /{name}")
             key: object = ("missing", name)
         else:
             key = spec.objid if isinstance(spec, PDFObjRef) else id(resolve1(spec))
@@ -258,13 +264,14 @@ class Interpreter:
         ts = self.ts
         font = ts.font
         if font is None:
-            self._once("text shown before any Tf")
+            self._once(ProblemCode.FONT_MISSING, "text shown before any Tf")
             font = ts.font = self._font(ts.font_name or "(none)")
         if self.in_form:
             token = -1
         held = len(self.glyphs)
         if self.base + held >= self.params.max_page_glyphs:
-            self._once(f"more than {self.params.max_page_glyphs} glyphs on this page; the rest skipped")
+            self._once(ProblemCode.CAP_HIT,
+                       f"more than {self.params.max_page_glyphs} glyphs on this page; the rest skipped")
             return
         if held >= self.params.max_held_glyphs and self.sink is not None:
             self.flush()
@@ -344,7 +351,8 @@ class Interpreter:
         for k, (text, start) in enumerate(self.marked):
             if text is not None:
                 if end - start >= self.params.max_held_glyphs:
-                    self._once(f"ActualText span of more than {self.params.max_held_glyphs} glyphs ignored")
+                    self._once(ProblemCode.CAP_HIT,
+                               f"ActualText span of more than {self.params.max_held_glyphs} glyphs ignored")
                     self.marked[k] = (None, start)
                     continue
                 cut = start
@@ -403,7 +411,7 @@ class Interpreter:
         ref = xobjects.get(name) if isinstance(xobjects, dict) else None
         xobj = resolve1(ref)
         if xobj is None:
-            self._once(f"unknown XObject /{name}")
+            self._once(ProblemCode.XOBJECT_MISSING, f"unknown XObject /{name}")
             return
         if not isinstance(xobj, PDFStream):
             return
@@ -412,14 +420,16 @@ class Interpreter:
             return
         key = ref.objid if isinstance(ref, PDFObjRef) else id(xobj)
         if key in self.active_forms:
-            self._once(f"form /{name} draws itself; not entered again")
+            self._once(ProblemCode.FORM_CYCLE, f"form /{name} draws itself; not entered again")
             return
         if self.depth >= self.params.max_form_depth:
-            self._once(f"form /{name} nested deeper than {self.params.max_form_depth} levels; skipped")
+            self._once(ProblemCode.CAP_HIT,
+                       f"form /{name} nested deeper than {self.params.max_form_depth} levels; skipped")
             return
         self.form_calls += 1
         if self.form_calls > self.params.max_form_calls:
-            self._once(f"more than {self.params.max_form_calls} form calls on this page; the rest skipped")
+            self._once(ProblemCode.CAP_HIT,
+                       f"more than {self.params.max_form_calls} form calls on this page; the rest skipped")
             return
         self.run_form(xobj, key, self.ctm, f"form /{name}")
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from typing import Any
 
+from .problems import Problem, ProblemCode
+
 #: Decoded XMP above this is not parsed (real packets are a few KB, padding included).
 MAX_XMP_BYTES = 1 << 20
 
@@ -122,15 +124,16 @@ def parse_xmp(data: bytes, problems: list[str]) -> dict[str, str]:
     """The fields of an XMP packet (raw strings: dates still unparsed), or nothing
     with a problem noted when it is too big, declares a DTD or is not XML."""
     if len(data) > MAX_XMP_BYTES:
-        problems.append(f"XMP metadata ignored: over {MAX_XMP_BYTES // 1024} KB")
+        problems.append(Problem(ProblemCode.CAP_HIT, f"XMP metadata ignored: over {MAX_XMP_BYTES // 1024} KB"))
         return {}
     if _HAS_DTD.search(data) or (b"\x00" in data and _HAS_DTD_WIDE.search(data.decode("utf-16", "replace"))):
-        problems.append("XMP metadata ignored: it declares a DTD or entities")
+        problems.append(Problem(ProblemCode.METADATA_DAMAGED, "XMP metadata ignored: it declares a DTD or entities"))
         return {}
     try:
         root = ET.fromstring(data)
     except (ET.ParseError, ValueError, RecursionError) as exc:
-        problems.append(f"XMP metadata ignored: not well-formed XML ({str(exc)[:60]})")
+        problems.append(Problem(ProblemCode.METADATA_DAMAGED, f"XMP metadata ignored: not well-formed XML "
+                                                              f"({str(exc)[:60]})"))
         return {}
     out: dict[str, str] = {}
     for description in root.iter(f"{_RDF}Description"):
@@ -168,7 +171,7 @@ def merge(info: dict[str, str], xmp: dict[str, str], problems: list[str] | None 
         try:
             stamp = parse_iso_date(value) if where == "XMP" else parse_pdf_date(value)
         except (ValueError, OverflowError):
-            notes.append(f"{where} {label} ignored: cannot read {value[:40]!r}")
+            notes.append(Problem(ProblemCode.METADATA_DAMAGED, f"{where} {label} ignored: cannot read {value[:40]!r}"))
             continue
         setattr(meta, key, stamp)
     return meta
@@ -187,7 +190,7 @@ def read_metadata(catalog: Any, info: dict[str, str]) -> Metadata:
     try:
         stream = resolve1(catalog.get("Metadata")) if isinstance(catalog, dict) else None
     except DAMAGE as exc:
-        problems.append(f"XMP metadata unreadable: {type(exc).__name__}")
+        problems.append(Problem(ProblemCode.STREAM_DAMAGED, f"XMP metadata unreadable: {type(exc).__name__}"))
         stream = None
     if isinstance(stream, PDFStream):
         data = read_stream(stream, "XMP metadata", problems, limit=MAX_XMP_BYTES + 1, cap_name="XMP")

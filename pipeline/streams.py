@@ -50,7 +50,7 @@ from pdfminer.pdftypes import (
 )
 from pdfminer.utils import apply_png_predictor, apply_tiff_predictor
 
-from .errors import DAMAGE, triage
+from .errors import DAMAGE, Problem, ProblemCode, caught
 from .params import DEFAULT_PARAMS, Params
 
 _CHUNK = 1 << 16  # compressed input fed to zlib per step
@@ -264,8 +264,8 @@ class Budget:
         """Count ``n`` more bytes interpreted for the page (a cached form drawn
         again); False, with the problem recorded, when that passes the page cap."""
         if n > self.left:
-            problems.append(f"{what} skipped: the page's data is over the "
-                            f"{size_text(self.params.max_page_bytes)} page cap")
+            problems.append(Problem(ProblemCode.CAP_HIT, f"{what} skipped: the page's data is over the "
+                                                         f"{size_text(self.params.max_page_bytes)} page cap"))
             self.left = 0
             return False
         self.left -= n
@@ -303,23 +303,24 @@ def read_stream(stream: PDFStream, what: str, problems: list[str], *, limit: int
         cap, name = limit, cap_name
     if budget is not None and budget.left < cap:
         if budget.left <= 0:
-            problems.append(f"{what} skipped: the page's data is over the "
-                            f"{size_text(params.max_page_bytes)} page cap")
+            problems.append(Problem(ProblemCode.CAP_HIT, f"{what} skipped: the page's data is over the "
+                                                         f"{size_text(params.max_page_bytes)} page cap"))
             return None
         cap, name = budget.left, "page"
     raw = stream.rawdata
     try:
         data, cut = decode(stream, cap)
     except DAMAGE as exc:  # unsupported filter, corrupt data, bad predictor
-        problems.append(f"{what} unreadable: {triage(exc, params.strict)}")
+        problems.append(caught(ProblemCode.STREAM_DAMAGED, f"{what} unreadable: ", exc, params.strict))
         return None
     if budget is not None:
         budget.left -= len(data)
     if cut:
         full = params.max_page_bytes if name == "page" else cap
-        problems.append(f"{what}: decompressed data over the {size_text(full)} {name} cap; the rest is ignored")
+        problems.append(Problem(ProblemCode.CAP_HIT, f"{what}: decompressed data over the {size_text(full)} "
+                                                     f"{name} cap; the rest is ignored"))
     if not data and raw and stream.get_filters():
-        problems.append(f"{what} unreadable: its filtered data decodes to nothing")
+        problems.append(Problem(ProblemCode.STREAM_DAMAGED, f"{what} unreadable: its filtered data decodes to nothing"))
         return None
     return data
 
@@ -331,8 +332,8 @@ def _bounded_decode(self: PDFStream) -> None:
     params = budget.params if budget is not None else DEFAULT_PARAMS
     data, cut = decode(self, params.max_stream_bytes)
     if cut and budget is not None and budget.problems is not None:
-        budget.problems.append(f"object {self.objid}: decompressed data over the "
-                               f"{size_text(params.max_stream_bytes)} stream cap; the rest is ignored")
+        budget.problems.append(Problem(ProblemCode.CAP_HIT, f"object {self.objid}: decompressed data over the "
+                                       f"{size_text(params.max_stream_bytes)} stream cap; the rest is ignored"))
     self.data = data
     self.rawdata = None
 

@@ -161,7 +161,7 @@ def test_outcome_json_round_trips_a_name_that_is_not_utf8(tmp_path: Path) -> Non
                         "status": "pwned"}, "pages": [], "job_hash": "a"}),
     json.dumps({"doc": json.loads(Outcome(DocumentRecord("a", "/p", Status.FAILED), []).to_json())["doc"],
                 "pages": [{"number": True, "text": "", "coverage": None, "glyphs": 0, "unresolved": 0,
-                           "needs_ocr": False}], "job_hash": "a"}),
+                           "needs_ocr": False, "problems": []}], "job_hash": "a"}),
     "[" * 100_000,
 ])
 def test_malformed_outcomes_are_refused_with_a_reason(forged: str) -> None:

@@ -146,7 +146,7 @@ def _item(path: str, *, run: str = RUN, job: str = HASH, text: str = "hello", **
     outcome = json.loads(failed(Path(path), job, Status.FAILED, "x").to_json())
     outcome["doc"].update(status="indexed", page_count=1, error="", **doc)
     outcome["pages"] = [{"number": 1, "text": text, "coverage": 1.0, "glyphs": 5, "unresolved": 0,
-                         "needs_ocr": False}]
+                         "needs_ocr": False, "problems": []}]
     return {"run": run, "job": job, "pages": 1, "outcome": json.dumps(outcome)}
 
 

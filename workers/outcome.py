@@ -14,6 +14,8 @@ from billiard.exceptions import SoftTimeLimitExceeded
 
 from pdfindex import pipeline
 from pdfindex.indexer import DocumentRecord, PageRecord, Status
+from pdfindex.indexer.records import PageProblem
+from pdfindex.pipeline.problems import MAX_LINE, Problem, ProblemCode, as_problem
 
 from .files import FileRead, file_identity, read_pdf
 
@@ -26,15 +28,46 @@ _DOC_TYPES: dict[str, tuple[type, ...]] = {
     "doc_hash": (str,), "path": (str,), "status": (str,), "page_count": (int,), "title": (str,),
     "producer": (str,), "size": (int,), "mtime": _NUMBER, "ingested": _NUMBER, "error": (str,), "attempts": (int,),
     "mean_coverage": (*_NUMBER, type(None)), "author": (str,), "subject": (str,), "keywords": (str,),
-    "created": (*_NUMBER, type(None)), "modified": (*_NUMBER, type(None)), "paths": (list,),
+    "created": (*_NUMBER, type(None)), "modified": (*_NUMBER, type(None)), "paths": (list,), "problems": (dict,),
 }
 #: A date further than this from the epoch (about year 5138) is no real date, and
 #: would break showing it.
 _MAX_SECONDS = 1e11
 _PAGE_TYPES: dict[str, tuple[type, ...]] = {
     "number": (int,), "text": (str,), "coverage": (*_NUMBER, type(None)), "glyphs": (int,), "unresolved": (int,),
-    "needs_ocr": (bool,),
+    "needs_ocr": (bool,), "problems": (list,),
 }
+#: Problems one page may carry in an outcome: the extractor keeps 200 and a line
+#: saying how many more (Params.max_page_problems); more is a forged item.
+MAX_PAGE_PROBLEMS = 256
+_CODES = frozenset(str(c) for c in ProblemCode)
+
+
+def _page_problems(raw: object, what: str) -> tuple[PageProblem, ...]:
+    """A page's problems from JSON: at most MAX_PAGE_PROBLEMS, each exactly a known
+    code and a message of at most MAX_LINE characters."""
+    if not isinstance(raw, list) or len(raw) > MAX_PAGE_PROBLEMS:
+        raise ValueError(f"{what}: field 'problems' is not a list of at most {MAX_PAGE_PROBLEMS} problems")
+    out = []
+    for item in raw:
+        if not isinstance(item, dict) or set(item) != {"code", "message"}:
+            raise ValueError(f"{what}: a problem is not a record with the fields ['code', 'message']")
+        code, message = item["code"], item["message"]
+        if not isinstance(code, str) or code not in _CODES:
+            raise ValueError(f"{what}: unknown problem code {str(code)[:40]!r}")
+        if not isinstance(message, str) or len(message) > MAX_LINE:
+            raise ValueError(f"{what}: a problem message is not text of at most {MAX_LINE} characters")
+        out.append(PageProblem(code, message))
+    return tuple(out)
+
+
+def _problem_sums(pages: Sequence[PageRecord]) -> dict[str, int]:
+    """What a file record carries: its pages' problems counted per code."""
+    sums: dict[str, int] = {}
+    for page in pages:
+        for problem in page.problems:
+            sums[problem.code] = sums.get(problem.code, 0) + 1
+    return sums
 
 
 def _checked(raw: object, types: dict[str, tuple[type, ...]], what: str) -> dict[str, object]:
@@ -82,7 +115,13 @@ class Outcome:
             doc["status"] = Status(str(doc["status"]))
         except ValueError:
             raise ValueError(f"outcome record: unknown status {str(doc['status'])[:40]!r}") from None
-        pages = [PageRecord(**_checked(p, _PAGE_TYPES, "outcome page")) for p in raw["pages"]]  # type: ignore[arg-type]
+        pages = []
+        for p in raw["pages"]:
+            fields = dict(_checked(p, _PAGE_TYPES, "outcome page"))
+            fields["problems"] = _page_problems(fields["problems"], "outcome page")
+            pages.append(PageRecord(**fields))  # type: ignore[arg-type]
+        if doc["problems"] != _problem_sums(pages):
+            raise ValueError("outcome record: field 'problems' is not the sum of its pages' problems")
         return Outcome(DocumentRecord(**doc), pages, raw["job_hash"])  # type: ignore[arg-type]
 
 
@@ -116,7 +155,8 @@ def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: i
         doc = _open(read.data, passwords)
         pages = [
             PageRecord(number=p.number, text=p.text, coverage=p.quality.coverage, glyphs=p.quality.glyphs,
-                       unresolved=p.quality.unresolved, needs_ocr=p.quality.needs_ocr)
+                       unresolved=p.quality.unresolved, needs_ocr=p.quality.needs_ocr,
+                       problems=_typed(p.problems))
             for p in doc.pages
         ]
     except pipeline.PasswordError as exc:
@@ -141,10 +181,22 @@ def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: i
             size=read.size, mtime=read.mtime, ingested=time.time(), attempts=attempts,
             mean_coverage=fmean(coverages) if coverages else None, author=meta.author, subject=meta.subject,
             keywords=meta.keywords, created=meta.created, modified=meta.modified, paths=[str(path)],
+            problems=_problem_sums(pages),
         ),
         pages,
         doc_hash,
     )
+
+
+def _typed(problems: Sequence[str]) -> tuple[PageProblem, ...]:
+    """A page's problems as records, as many as an outcome may carry (the last
+    kept says how many more there were)."""
+    typed = [as_problem(p) for p in problems]
+    if len(typed) > MAX_PAGE_PROBLEMS:
+        dropped = len(typed) - MAX_PAGE_PROBLEMS + 1
+        typed = [*typed[:MAX_PAGE_PROBLEMS - 1],
+                 Problem(ProblemCode.CAP_HIT, f"{dropped} more problems on this page not listed")]
+    return tuple(PageProblem(str(p.code), p[:MAX_LINE]) for p in typed)
 
 
 def _read_failed(path: Path, read: FileRead, job_hash: str, status: Status, error: str, attempts: int) -> Outcome:
