@@ -373,14 +373,14 @@ def _cli_here(*args: str | Path) -> str:
 def test_permission_denied_as_a_plain_user_is_exit_4_and_one_line(built: Path) -> None:
     """As nobody (root is let through everywhere): an index whose folders or table of
     contents its own user may not write or read. The ingest that must write is a
-    --prune of a removed file (the child cannot start an extraction pool: see below)."""
+    --prune of a removed file given by its path, as a prune reaches only the paths
+    given (the child cannot start an extraction pool: see below)."""
     if os.geteuid() != 0:
         _unavailable("dropping to another user needs root")
     base = Path(tempfile.mkdtemp(prefix="pdfindex-cli-perm-"))
     try:
         os.chmod(base, 0o755)  # nobody must reach the files (pytest's tmp_path is root's alone)
-        index, scratch, empty = base / "index", base / "scratch", base / "empty"
-        empty.mkdir()
+        index, scratch = base / "index", base / "scratch"
         shutil.copytree(built / "index", index, symlinks=True)
         gone = write(base / "gone.pdf", text_pdf("gone", 1))
         ingest(index, gone)
@@ -389,7 +389,7 @@ def test_permission_denied_as_a_plain_user_is_exit_4_and_one_line(built: Path) -
         # The same commands in this process first, as root on a scratch copy: the child,
         # as nobody, cannot import what they import lazily (the interpreter lies under /root).
         for argv in (("search", "alpha", "--index", scratch), ("status", "--index", scratch),
-                     ("ingest", empty, "--prune", "--index", scratch), ("reindex", "--index", scratch)):
+                     ("ingest", gone, "--prune", "--index", scratch), ("reindex", "--index", scratch)):
             assert json.loads(_cli_here(*argv))[0] == 0, argv
         _chown_tree(index, NOBODY)
         gen = generation(index)
@@ -401,7 +401,7 @@ def test_permission_denied_as_a_plain_user_is_exit_4_and_one_line(built: Path) -
             os.environ["HOME"] = str(base)
             out = {"search": _cli_here("search", page_word("alpha", 1), "--index", index)}
             os.chmod(gen, 0o500)
-            out["ingest"] = _cli_here("ingest", empty, "--prune", "--index", index)
+            out["ingest"] = _cli_here("ingest", gone, "--prune", "--index", index)
             os.chmod(gen, 0o700)
             os.chmod(toc, 0o000)
             out["search unreadable"] = _cli_here("search", page_word("alpha", 1), "--index", index)
@@ -410,7 +410,7 @@ def test_permission_denied_as_a_plain_user_is_exit_4_and_one_line(built: Path) -
             os.chmod(index, 0o500)
             out["reindex"] = _cli_here("reindex", "--index", index)
             os.chmod(index, 0o700)
-            out["ingest after"] = _cli_here("ingest", empty, "--prune", "--index", index)
+            out["ingest after"] = _cli_here("ingest", gone, "--prune", "--index", index)
             return out
 
         out = _as_nobody(work)

@@ -353,7 +353,7 @@ def test_pool_process_killed_mid_file_is_recorded_with_a_reason(tmp_path: Path) 
         stdout, _ = proc.communicate(timeout=60)  # billiard reports a lost job after about 10 s
     finally:
         reap(proc)
-    assert proc.returncode == 0
+    assert proc.returncode == 5  # finished, with a failure (cli/errors.py EXIT_INCOMPLETE)
     summary = parse_summary(stdout)
     assert (summary.indexed, summary.failed) == (1, 1)
     (failure,) = status_json(index)["failures"]

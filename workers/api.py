@@ -197,4 +197,5 @@ def _planned(plan: Plan, index: PageIndex, paths: list[Path], pruning: bool) -> 
                    not_pruned=list(plan.prune.kept))
 
 
-__all__ = ["IngestOptions", "ProgressFactory", "RemoveOptions", "Removed", "ingest", "prune", "remove"]
+__all__ = ["IngestError", "IngestOptions", "NoProgress", "Progress", "ProgressFactory", "RemoveOptions", "Removed",
+           "Summary", "ingest", "prune", "remove"]

@@ -1,0 +1,407 @@
+"""Index management and an ingest that says what it did (issue 9, items 1, 5, 7):
+`pdfindex remove`, `ingest --prune` scoped to the paths given, `--retry-failed`,
+`--force`, dry runs, the exit status when files failed, the skipped counts, and
+``pdfindex.workers.api`` used from Python without the CLI.
+
+Everything is real: PDFs built byte by byte (tests/pdfwriter.py), the `pdfindex`
+command in a subprocess, the embedded billiard pool, a Whoosh index on disk read
+back through ``PageIndex``; the Celery run uses real workers and Redis database 9.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pdfindex import config
+from pdfindex.indexer import PageIndex, Status
+from pdfindex.workers import api
+from tests.ingest_helpers import (
+    ROOT,
+    USER_PASSWORD,
+    cli_env,
+    corrupt_pdf,
+    docs_by_path,
+    encrypted_pdf,
+    find,
+    flushed_redis,
+    ingest,
+    page_word,
+    parse_summary,
+    run_cli,
+    snapshot,
+    spawn_worker,
+    text_pdf,
+    wait_ready,
+    write,
+)
+
+EXIT_INCOMPLETE = 5  # cli/errors.py
+REDIS_URL = os.environ.get("PDFINDEX_TEST_MANAGE_REDIS_URL", "redis://127.0.0.1:6379/9")
+
+
+def _paths(index: Path) -> set[str]:
+    return {p for doc in PageIndex(index).documents() for p in doc.all_paths}
+
+
+def _remove(index: Path, *args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    r = run_cli("remove", *args, "--index", index, env=env)
+    assert "Traceback" not in r.stderr, r.stderr
+    return r
+
+
+def _ingest(index: Path, *args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`pdfindex ingest` with one extraction process (the machine is shared)."""
+    return ingest(index, *args, "--workers", "1", env=env)
+
+
+# ---- remove ------------------------------------------------------------------------
+
+def test_remove_a_file_takes_its_record_and_pages(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    a = write(docs / "a.pdf", text_pdf("anvil", 2))
+    b = write(docs / "b.pdf", text_pdf("bucket", 1))
+    _ingest(index, docs)
+    a_hash = docs_by_path(PageIndex(index))[str(a)][0].doc_hash
+
+    r = _remove(index, a)
+    assert r.returncode == 0, r.stderr
+    assert f"removed {a}" in r.stdout and "1 document with their pages" in r.stdout, r.stdout
+    ix = PageIndex(index)
+    assert _paths(index) == {str(b)}
+    assert ix.document(a_hash) is None and ix.page_texts(a_hash) == {}
+    assert find(ix, page_word("anvil", 1)) == []
+    assert find(ix, page_word("bucket", 1)) == [(str(b), 1)]
+    assert a.exists()  # the file itself is not touched
+    assert ix.check() == []
+
+
+def test_remove_a_folder_takes_everything_below_it_and_nothing_beside_it(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    inner = [write(docs / "old" / "x.pdf", text_pdf("xray", 1)), write(docs / "old" / "deep" / "y.pdf",
+                                                                        text_pdf("yankee", 1))]
+    beside = write(docs / "older" / "z.pdf", text_pdf("zulu", 1))  # same prefix, another folder
+    top = write(docs / "top.pdf", text_pdf("topaz", 1))
+    _ingest(index, docs, "--recursive")
+    shutil.rmtree(docs / "old")  # a folder already deleted on disk is removed all the same
+
+    r = _remove(index, docs / "old")
+    assert r.returncode == 0, r.stderr
+    assert sorted(line.split(" ", 1)[1] for line in r.stdout.splitlines() if line.startswith("removed /")) \
+        == sorted(map(str, inner))
+    assert _paths(index) == {str(beside), str(top)}
+    ix = PageIndex(index)
+    assert find(ix, page_word("xray", 1)) == [] and find(ix, page_word("yankee", 1)) == []
+    assert find(ix, page_word("zulu", 1)) == [(str(beside), 1)]
+    assert ix.check() == []
+
+
+def test_remove_a_copy_keeps_the_document_under_its_other_path(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    original = write(tmp_path / "inbox" / "report.pdf", text_pdf("twin", 2))
+    copy = tmp_path / "archive" / "report copy.pdf"
+    copy.parent.mkdir()
+    shutil.copy2(original, copy)
+    _ingest(index, tmp_path / "inbox", tmp_path / "archive")
+    (doc,) = PageIndex(index).documents()
+    assert doc.all_paths == [str(original), str(copy)]
+
+    r = _remove(index, tmp_path / "inbox")
+    assert r.returncode == 0, r.stderr
+    assert "0 documents" in r.stdout and "1 of them copies" in r.stdout, r.stdout
+    ix = PageIndex(index)
+    (kept,) = ix.documents()
+    assert (kept.doc_hash, kept.all_paths) == (doc.doc_hash, [str(copy)])
+    assert find(ix, page_word("twin", 2)) == [(str(copy), 2)]  # the pages stay, under the copy
+    assert sorted(ix.page_texts(doc.doc_hash)) == [1, 2]
+
+    assert _remove(index, copy).returncode == 0  # the last path: the document goes
+    ix = PageIndex(index)
+    assert list(ix.documents()) == [] and ix.page_texts(doc.doc_hash) == {}
+    assert ix.check() == []
+
+
+def test_remove_dry_run_lists_and_changes_nothing_and_unknown_paths_are_named(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    a = write(docs / "a.pdf", text_pdf("anvil", 1))
+    write(docs / "b.pdf", text_pdf("bucket", 1))
+    _ingest(index, docs)
+    before, paths_before = snapshot(index), _paths(index)
+
+    r = _remove(index, a, "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == f"would remove {a}"
+    assert "dry run: nothing was changed" in r.stdout
+    assert snapshot(index) == before and _paths(index) == paths_before
+
+    nowhere = tmp_path / "nowhere.pdf"
+    r = _remove(index, nowhere)
+    assert r.returncode == 1 and r.stderr.strip() == f"pdfindex: {nowhere}: not in the index; nothing removed"
+    assert snapshot(index) == before
+
+    r = _remove(index, a, nowhere)  # one known, one not: the known one goes, the other is named
+    assert r.returncode == EXIT_INCOMPLETE, r.stderr
+    assert f"pdfindex: {nowhere}: not in the index" in r.stderr
+    assert str(a) not in _paths(index)
+
+    r = _remove(tmp_path / "no-index", a)
+    assert r.returncode == 1 and "no index at" in r.stderr, r.stderr
+    assert not (tmp_path / "no-index").exists()  # remove never creates an index
+
+
+# ---- prune ---------------------------------------------------------------------------
+
+def test_prune_reaches_only_the_paths_given_and_never_a_missing_or_empty_folder(tmp_path: Path) -> None:
+    """Two folders indexed; a file of each deleted; then one folder is "unmounted"
+    (renamed away), and later the other is emptied as a share's mount point is."""
+    local, share, index = tmp_path / "local", tmp_path / "share", tmp_path / "index"
+    local_gone = write(local / "gone.pdf", text_pdf("localgone", 1))
+    local_kept = write(local / "kept.pdf", text_pdf("localkept", 1))
+    share_gone = write(share / "gone.pdf", text_pdf("sharegone", 1))
+    share_files = [write(share / f"s{i}.pdf", text_pdf(f"share{i}", 1)) for i in range(2)]
+    _ingest(index, local, share)
+    local_gone.unlink()
+    share_gone.unlink()
+
+    # Only `local` given: the share's deleted file is not this run's business.
+    summary = parse_summary(_ingest(index, local, "--prune").stdout)
+    assert (summary.pruned, summary.unchanged) == (1, 1)
+    assert _paths(index) == {str(local_kept), str(share_gone), *map(str, share_files)}
+
+    # The share unmounted (its folder gone): nothing in it is pruned, and the run says so.
+    share.rename(tmp_path / "share-away")
+    r = run_cli("ingest", local, share, "--prune", "--workers", "1", "--index", index)
+    assert r.returncode == EXIT_INCOMPLETE, r.stdout + r.stderr
+    assert re.search(rf"^  NOT PRUNED {re.escape(str(share))}: folder not found \(missing or not mounted\) "
+                     r"with 3 indexed file\(s\) in it: nothing in it pruned$", r.stdout, re.M), r.stdout
+    assert _paths(index) == {str(local_kept), str(share_gone), *map(str, share_files)}
+
+    # An empty mount point is the same: taken for an unmounted share.
+    share.mkdir()
+    r = run_cli("ingest", share, "--prune", "--index", index)
+    assert r.returncode == EXIT_INCOMPLETE, r.stdout + r.stderr
+    assert f"NOT PRUNED {share}: empty folder with 3 indexed file(s) in it" in r.stdout, r.stdout
+    assert len(_paths(index)) == 4
+
+    # Mounted again: the one file really gone is pruned, the others stay.
+    share.rmdir()
+    (tmp_path / "share-away").rename(share)
+    summary = parse_summary(_ingest(index, share, "--prune").stdout)
+    assert (summary.pruned, summary.unchanged) == (1, 2)
+    assert _paths(index) == {str(local_kept), *map(str, share_files)}
+    assert PageIndex(index).check() == []
+
+
+def test_prune_without_recursive_stays_in_the_folder_itself(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    top = write(docs / "top.pdf", text_pdf("topgone", 1))
+    deep = write(docs / "sub" / "deep.pdf", text_pdf("deepgone", 1))
+    _ingest(index, docs, "--recursive")
+    top.unlink()
+    deep.unlink()
+    assert parse_summary(_ingest(index, docs, "--prune").stdout).pruned == 1
+    assert _paths(index) == {str(deep)}
+    assert parse_summary(_ingest(index, docs, "--prune", "--recursive").stdout).pruned == 1
+    assert _paths(index) == set()
+
+
+def test_prune_dry_run_lists_what_would_go_and_changes_nothing(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    gone = write(docs / "gone.pdf", text_pdf("goner", 1))
+    write(docs / "kept.pdf", text_pdf("keeper", 1))
+    _ingest(index, docs)
+    gone.unlink()
+    new = write(docs / "new.pdf", text_pdf("newcomer", 1))
+    before = snapshot(index)
+
+    r = run_cli("ingest", docs, "--prune", "--dry-run", "--index", index)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "dry run: nothing was changed"
+    assert f"  PRUNE {gone}" in lines and f"  INDEX {new}" in lines, r.stdout
+    assert re.search(r"^  would prune:\s+1$", r.stdout, re.M) and re.search(r"^  would index:\s+1$", r.stdout, re.M)
+    assert snapshot(index) == before
+    assert _paths(index) == {str(gone), str(docs / "kept.pdf")}
+    assert find(PageIndex(index), page_word("newcomer", 1)) == []
+
+
+# ---- retry-failed, force -----------------------------------------------------------------
+
+def test_retry_failed_opens_a_file_once_the_password_file_has_its_password(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    locked = write(docs / "locked.pdf", encrypted_pdf("sesame", 2))
+    broken = write(docs / "broken.pdf", corrupt_pdf())
+    write(docs / "open.pdf", text_pdf("plain", 1))
+    passwords = write(tmp_path / "passwords.txt", b"guess\n")
+    env = cli_env(PDFINDEX_PASSWORD_FILE=str(passwords))  # the extraction pool's own password file
+
+    first = parse_summary(_ingest(index, docs, env=env).stdout)
+    assert (first.indexed, first.failed) == (1, 2)
+    assert "no password in the password file" in first.failures[str(locked)]
+    write(passwords, f"guess\n{USER_PASSWORD}\n".encode())
+
+    again = parse_summary(_ingest(index, docs, env=env).stdout)  # failed files stay skipped
+    assert (again.indexed, again.unchanged, again.failed) == (0, 3, 0)
+
+    retried = _ingest(index, docs, "--retry-failed", env=env)
+    summary = parse_summary(retried.stdout)
+    assert (summary.indexed, summary.unchanged, summary.failed) == (1, 1, 1)
+    assert set(summary.failures) == {str(broken)}  # extracted again, broken again
+    ix = PageIndex(index)
+    assert docs_by_path(ix)[str(locked)][0].status == Status.INDEXED
+    assert find(ix, page_word("sesame", 2)) == [(str(locked), 2)]
+    assert ix.check() == []
+
+
+def test_force_extracts_unchanged_files_again(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    files = [write(docs / f"f{i}.pdf", text_pdf(f"forced{i}", 2)) for i in range(2)]
+    shutil.copy2(files[0], docs / "copy.pdf")
+    _ingest(index, docs)
+    before = {d.doc_hash: d for d in PageIndex(index).documents()}
+    assert parse_summary(_ingest(index, docs).stdout).indexed == 0
+
+    summary = parse_summary(_ingest(index, docs, "--force").stdout)
+    assert (summary.indexed, summary.pages) == (2, 4)  # each content once; the copy is a copy
+    ix = PageIndex(index)
+    after = {d.doc_hash: d for d in ix.documents()}
+    assert set(after) == set(before)
+    assert all(after[h].ingested > before[h].ingested for h in before)
+    (twin,) = [d for d in after.values() if str(files[0]) in d.all_paths]
+    assert sorted(twin.all_paths) == sorted([str(files[0]), str(docs / "copy.pdf")])  # both paths kept
+    for i, path in enumerate(files):
+        (hit,) = find(ix, page_word(f"forced{i}", 2))  # each page once, under one of its paths
+        assert hit[0] in docs_by_path(ix) and str(path) in next(d for d in after.values()
+                                                                if hit[0] in d.all_paths).all_paths
+    assert ix.check() == []
+
+
+# ---- what an ingest says --------------------------------------------------------------------
+
+def test_exit_status_is_5_when_files_fail_and_0_when_all_are_indexed_or_unchanged(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    write(docs / "good.pdf", text_pdf("good", 1))
+    locked = write(docs / "locked.pdf", encrypted_pdf("locked", 1))
+    r = run_cli("ingest", docs, "--index", index)
+    assert r.returncode == EXIT_INCOMPLETE, r.stdout + r.stderr
+    reason = parse_summary(r.stdout).failures[str(locked)]
+    assert "a password is required" in reason and "--password-file" in reason, reason
+
+    r = run_cli("ingest", docs, "--index", index)  # the failure is unchanged: nothing left to do
+    assert r.returncode == 0, r.stdout + r.stderr
+
+    locked.unlink()
+    ok = tmp_path / "ok"
+    write(ok / "fine.pdf", text_pdf("fine", 1))
+    assert run_cli("ingest", ok, "--index", index).returncode == 0
+
+    missing = tmp_path / "missing.pdf"
+    r = run_cli("ingest", missing, "--index", index)
+    assert r.returncode == 1 and r.stderr.strip() == f"pdfindex: {missing}: no such file or folder", r.stderr
+    r = run_cli("ingest", ok, missing, "--index", index)  # the rest is done, the missing one named
+    assert r.returncode == EXIT_INCOMPLETE and f"  NOT FOUND {missing}: no such file or folder" in r.stdout
+
+
+def test_summary_counts_skipped_files_and_folders(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    write(docs / "report.pdf", text_pdf("skipper", 1))
+    for name in ("notes.txt", "photo.jpg", "data.csv"):
+        (docs / name).write_text("not a PDF\n")
+    write(docs / "2023" / "old.pdf", text_pdf("older", 1))
+    (docs / "empty folder").mkdir()
+    r = run_cli("ingest", docs, "--index", index)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "  skipped:              3 non-PDF files, 2 folders (use --recursive)" in r.stdout.splitlines(), r.stdout
+    r = run_cli("ingest", docs, "--recursive", "--index", index)
+    assert "  skipped:              3 non-PDF files" in r.stdout.splitlines(), r.stdout
+    assert parse_summary(r.stdout).indexed == 1
+
+
+# ---- the API, without the CLI -------------------------------------------------------------
+
+def _settings(tmp_path: Path, **env: str) -> config.Settings:
+    return config.load({"PDFINDEX_INDEX_DIR": str(tmp_path / "index"), "HOME": str(tmp_path), **env})
+
+
+def test_the_api_ingests_prunes_and_removes_without_the_cli(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    a = write(docs / "a.pdf", text_pdf("apiword", 3))
+    b = write(docs / "b.pdf", text_pdf("apibee", 1))
+    broken = write(docs / "broken.pdf", corrupt_pdf())
+    (docs / "readme.txt").write_text("no PDF\n")
+    settings = _settings(tmp_path)
+    options = api.IngestOptions(settings=settings, workers=1)
+    ticks: list[int] = []
+
+    class Counting(api.NoProgress):
+        def advance(self) -> None:
+            ticks.append(self.summary.files_done)
+
+    summary = api.ingest([docs], options, progress=Counting)
+    assert (summary.indexed, summary.pages, summary.skipped_non_pdf) == (2, 4, 1)
+    assert [path for path, _ in summary.failed] == [str(broken)] and not summary.complete
+    assert ticks == [1, 2, 3]
+    ix = PageIndex(settings.index_dir)
+    assert find(ix, page_word("apiword", 3)) == [(str(a), 3)]
+
+    again = api.ingest([docs], options)
+    assert (again.indexed, again.unchanged) == (0, 3) and again.complete
+
+    b.unlink()
+    dry = api.prune([docs], api.IngestOptions(settings=settings, dry_run=True))
+    assert dry.would_prune == [str(b)] and str(b) in _paths(settings.index_dir)
+    assert api.prune([docs], api.IngestOptions(settings=settings)).pruned == 1
+    assert str(b) not in _paths(settings.index_dir)
+
+    removed = api.remove([a], api.RemoveOptions(settings=settings))
+    assert (removed.paths, removed.documents, removed.unmatched) == ([str(a)], 1, [])
+    assert find(PageIndex(settings.index_dir), page_word("apiword", 3)) == []
+
+    with pytest.raises(api.IngestError, match=r"no such file or folder"):
+        api.ingest([tmp_path / "nothing here"], options)
+    with pytest.raises(api.IngestError, match=r"passwords\.txt: cannot read password file"):
+        api.ingest([docs], api.IngestOptions(settings=settings, password_file=tmp_path / "passwords.txt"))
+
+
+@pytest.fixture
+def broker() -> Iterator[object]:
+    with flushed_redis(REDIS_URL) as client:
+        yield client
+
+
+def test_the_api_runs_through_celery_workers(tmp_path: Path, broker: object) -> None:
+    """One ingest through the API in a process of its own (the Celery app reads the
+    environment when imported), with real workers on Redis database 9."""
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    files = [write(docs / f"c{i}.pdf", text_pdf(f"celery{i}", 2)) for i in range(2)]
+    broken = write(docs / "broken.pdf", corrupt_pdf())
+    write(docs / "sub" / "later.pdf", text_pdf("later", 1))
+    env = cli_env(PDFINDEX_BROKER_URL=REDIS_URL, PDFINDEX_ROOTS=str(tmp_path), PDFINDEX_INDEX_DIR=str(index),
+                  PDFINDEX_FILE_TIMEOUT="60", PDFINDEX_FILE_HARD_TIMEOUT="90")
+    workers = [spawn_worker("mex", "extract", 1, env, tmp_path), spawn_worker("mwr", "index", 1, env, tmp_path)]
+    script = textwrap.dedent(f"""
+        import json
+        from pdfindex.workers import api
+        s = api.ingest([{str(docs)!r}], api.IngestOptions(prune=True))
+        print(json.dumps([s.indexed, s.pages, [p for p, _ in s.failed], s.skipped_folders, s.complete]))
+    """)
+    try:
+        wait_ready(workers)
+        r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=180)
+    finally:
+        for worker in workers:
+            worker.stop()
+    assert r.returncode == 0, r.stderr + "\n".join(w.log_text()[-2000:] for w in workers)
+    assert r.stdout.strip() == f'[2, 4, ["{broken}"], 1, false]', r.stdout + r.stderr
+    ix = PageIndex(index)
+    for i, path in enumerate(files):
+        assert find(ix, page_word(f"celery{i}", 2)) == [(str(path), 2)]
+    assert ix.check() == []
