@@ -12,15 +12,20 @@ measured in one run on one generated folder of PDFs:
   pool, and the index writes, done by the command's own process (the single
   writer) while the pool extracts.  One extra run confines ``--workers 1`` to one
   CPU: with two CPUs, "1 process" still has the writer beside it on the other core.
-* **celery**: the same command with ``PDFINDEX_BROKER_URL`` set, while one worker
-  ``celery -A pdfindex.workers.app worker -Q extract,index --concurrency N`` runs, N = 1
-  and 2.  The worker and the command get ``PDFINDEX_ROOTS`` (the generated folder)
-  and ``PDFINDEX_INDEX_DIR`` (the run's fresh index, which the worker writes).  The
-  worker is started and its log watched for its "ready." line *before* the clock
-  starts (its start-up is not timed; it answers no ping, remote control being off)
-  and stopped after (warm shutdown, then its process group is killed if anything
-  is left, also on errors and SIGTERM).  The index writes are ``pdfindex.write``
-  tasks in the same pool, so the N processes share extraction and writing.  Only
+* **celery**: the same command with ``PDFINDEX_BROKER_URL`` set, while the README's
+  distributed set-up runs on this machine: one index writer ``celery -A
+  pdfindex.workers.app worker -Q index --concurrency 1`` and one extraction worker
+  ``-Q extract --concurrency N``, N = 1 and 2.  So "N processes" means N extraction
+  processes plus the writer, as in embedded mode (where the ingest process writes).
+  **celery-shared**: one worker ``-Q extract,index --concurrency N``, whose N
+  processes share extraction and the ``pdfindex.write`` tasks (a one-worker set-up;
+  with N = 1 extraction and writing cannot overlap).  The workers and the command
+  get ``PDFINDEX_ROOTS`` (the generated folder)
+  and ``PDFINDEX_INDEX_DIR`` (the run's fresh index, which the writer writes).  The
+  workers are started and their logs watched for the "ready." line *before* the clock
+  starts (their start-up is not timed; they answer no ping, remote control being off)
+  and stopped after (warm shutdown, then the process group is killed if anything
+  is left, also on errors and SIGTERM).  Only
   Redis database 14 is used, flushed before each worker starts; the Celery runs are
   refused if any other client is connected to that database (Redis CLIENT LIST).
   The client polls Redis every 0.5 s, so a Celery time can be up to 0.5 s late.
@@ -61,7 +66,7 @@ with space glyphs) and browser style (Helvetica, one ``Tm`` + ``Tj`` a line).
 Usage (Linux: /proc and sched_setaffinity; Celery mode: a Redis server)::
 
     .venv/bin/python bench/ingest_throughput.py [--files 60] [--pages-per-file 5-30]
-        [--modes embedded,celery] [--runs 3] [--keep DIR] [--redis redis://127.0.0.1:6379]
+        [--modes embedded,celery,celery-shared] [--runs 3] [--keep DIR] [--redis redis://127.0.0.1:6379]
     .venv/bin/python bench/ingest_throughput.py --files 6 --pages-per-file 3 --runs 1 --quiet-wait 0  # quick
 """
 from __future__ import annotations
@@ -97,6 +102,8 @@ from extract_speed import Face, tj  # noqa: E402 - the same PDF-building pieces
 from tests.pdfwriter import Name, PdfWriter, Ref, tounicode_cmap  # noqa: E402
 
 TARGET_SCALING = 1.7
+#: Celery with one extraction process within 15 % of embedded with one (issue 9, item 6).
+CELERY_SHARE = 0.85
 CORES_OF_TARGET = 2  # the target is set for a 2-core machine
 SEED = 20240917
 DEFAULT_FILES = 60
@@ -111,7 +118,7 @@ DEFAULT_QUIET_WAIT = 300.0
 DEFAULT_QUIET_THRESHOLD = 0.3  # cores
 NOISY_RETRIES = 2  # extra tries of a run during which other processes were busy
 PROCESS_COUNTS = (1, 2)
-MODES = ("embedded", "celery")
+MODES = ("embedded", "celery", "celery-shared")
 
 # ------------------------------------------------------------------ generator
 
@@ -634,14 +641,14 @@ def ready_line(name: str) -> re.Pattern[str]:
 
 @contextlib.contextmanager
 def celery_worker(concurrency: int, env: Mapping[str, str], log: Path,
-                  ready_timeout: float = WORKER_READY_TIMEOUT) -> Iterator[Worker]:
-    """Run one worker on the queues extract and index until the block ends, even on
+                  ready_timeout: float = WORKER_READY_TIMEOUT, queues: str = "extract,index") -> Iterator[Worker]:
+    """Run one worker on ``queues`` until the block ends, even on
     errors or Ctrl-C; yields once its log says "<name> ready." (remote control is
     off, so it answers no ping; INFO logging for that line adds a few lines a file).
     The worker leads a process group of its own, so its pool can be stopped with it
     and nothing else is."""
-    name = f"pdfindex-bench-{os.getpid()}-{concurrency}@{socket.gethostname()}"
-    cmd = [sys.executable, "-m", "celery", "-A", "pdfindex.workers.app", "worker", "-Q", "extract,index",
+    name = f"pdfindex-bench-{os.getpid()}-{queues.replace(',', '-')}-{concurrency}@{socket.gethostname()}"
+    cmd = [sys.executable, "-m", "celery", "-A", "pdfindex.workers.app", "worker", "-Q", queues,
            "--concurrency", str(concurrency), "-n", name, "--loglevel", "INFO",
            "--without-gossip", "--without-mingle", "--without-heartbeat"]
     ready = ready_line(name)
@@ -665,18 +672,28 @@ def celery_worker(concurrency: int, env: Mapping[str, str], log: Path,
 
 
 def celery_once(corpus: Corpus, concurrency: int, workdir: Path, timeout: float, redis_url: str,
-                quiet: Quiet) -> Run:
-    """Database REDIS_DB flushed, a fresh worker started and ready, then one timed
-    ingest through it into a fresh index; the worker is stopped whatever happens."""
-    index_dir = workdir / f"index-celery-{concurrency}"
+                quiet: Quiet, mode: str = "celery") -> Run:
+    """Database REDIS_DB flushed, fresh workers started and ready (``celery``: a
+    writer on queue index and an extraction worker of ``concurrency`` processes;
+    ``celery-shared``: one worker of ``concurrency`` processes on both queues), then
+    one timed ingest through them into a fresh index; the workers are stopped
+    whatever happens."""
+    index_dir = workdir / f"index-{mode}-{concurrency}"
     env = celery_env(f"{redis_url}/{REDIS_DB}", corpus.folder, index_dir)
     _flush(redis_url)
     try:
-        with celery_worker(concurrency, env, workdir / f"worker-{concurrency}.log") as worker:
+        with contextlib.ExitStack() as stack:
+            if mode == "celery-shared":
+                workers = [stack.enter_context(celery_worker(concurrency, env, workdir / f"worker-{concurrency}.log"))]
+            else:
+                workers = [stack.enter_context(celery_worker(1, env, workdir / "writer.log", queues="index")),
+                           stack.enter_context(celery_worker(concurrency, env, workdir / f"extract-{concurrency}.log",
+                                                             queues="extract"))]
             quiet.wait()
-            return timed_ingest("celery", concurrency, corpus, index_dir, None, env, timeout, worker.cpu)
+            return timed_ingest(mode, concurrency, corpus, index_dir, None, env, timeout,
+                                lambda: sum(w.cpu() for w in workers))
     except RuntimeError as exc:
-        return Run("celery", concurrency, None, corpus.pages, error=str(exc))
+        return Run(mode, concurrency, None, corpus.pages, error=str(exc))
     finally:
         shutil.rmtree(index_dir, ignore_errors=True)
         _flush(redis_url)
@@ -909,8 +926,9 @@ def format_runs(runs: Sequence[Run], attempts: int) -> str:
         rows.append(f"  {_label(run):<16}{run.processes:>6}{run.seconds:>9.2f}{pps:>9.1f}{_opt(run.cpu, '.1f'):>8}"
                     f"{_opt(cores, '.2f'):>7}{extracted:>16}{_opt(run.commits, 'd'):>9}{_opt(run.other, '.2f'):>7}")
     rows += [
-        f"  best of {attempts} runs each. procs: extraction processes (--workers; celery: --concurrency, whose",
-        "  processes also run the index writes). CPU s: the command, its pool and (celery) the worker; cores: CPU s /",
+        f"  best of {attempts} runs each. procs: extraction processes (--workers; celery: the extraction worker's",
+        "  --concurrency, beside one writer process; celery-shared: one worker's --concurrency, whose processes also",
+        "  run the index writes). CPU s: the command, its pool and (celery) the workers; cores: CPU s /",
         "  wall s. extracted at: seconds after spawn when the first and the last file's extraction ended. other:",
         "  cores used meanwhile by other processes of the machine (celery: Redis included). \"1 CPU\": the command",
         "  confined to one CPU, for scaling per core.",
@@ -935,6 +953,14 @@ def scaling_lines(runs: Sequence[Run]) -> list[str]:
         state = "met" if ratio >= TARGET_SCALING else "MISSED"
         lines.append(f"  {mode:<10} 2 / 1 processes: {two:6.1f} / {one:6.1f} pages/s = {ratio:.2f}x  "
                      f"(target >= {TARGET_SCALING:g}x: {state})")
+    embedded = pps("embedded", 1)
+    for mode in ("celery", "celery-shared"):
+        one = pps(mode, 1)
+        if embedded is not None and one is not None:
+            ratio = one / embedded
+            state = "met" if ratio >= CELERY_SHARE else "MISSED"
+            lines.append(f"  {mode:<10} 1 process / embedded 1 process: {one:6.1f} / {embedded:6.1f} pages/s = "
+                         f"{ratio:.2f}  (target >= {CELERY_SHARE:g}: {state})")
     pinned, two = pps("embedded", 1, one_cpu=True), pps("embedded", 2)
     if pinned is not None and two is not None:
         lines.append(f"  {'':<10} per core: 2 processes on 2 CPUs / 1 process on 1 CPU: {two:6.1f} / {pinned:6.1f} "
@@ -1089,7 +1115,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--pages-per-file", type=_page_range, default=_page_range(DEFAULT_PAGES_PER_FILE),
                    metavar="N|MIN-MAX", help=f"pages of each PDF (default {DEFAULT_PAGES_PER_FILE})")
     p.add_argument("--seed", type=int, default=SEED, help="generator seed (default: fixed)")
-    p.add_argument("--modes", type=_modes, default=MODES, help="comma-separated: embedded,celery (default both)")
+    p.add_argument("--modes", type=_modes, default=MODES,
+                   help="comma-separated: embedded,celery,celery-shared (default all)")
     p.add_argument("--runs", type=int, default=DEFAULT_RUNS,
                    help=f"timed runs per configuration, round-robin, best kept (default {DEFAULT_RUNS})")
     p.add_argument("--no-one-cpu", action="store_true",
@@ -1146,15 +1173,16 @@ def run(args: argparse.Namespace, workdir: Path) -> Report:
     if "embedded" in args.modes and not args.no_one_cpu:
         configs.insert(0, ("embedded", 1, True))
     results: dict[tuple[str, int, bool], list[Run]] = {config: [] for config in configs}
-    if "celery" in args.modes:
+    if any(mode.startswith("celery") for mode in args.modes):
         try:
             others = other_clients(args.redis)
             problem = f"other clients are connected to Redis database {REDIS_DB}: {', '.join(others[:5])}"
         except RuntimeError as exc:
             others, problem = ["?"], str(exc)
         if others:  # their tasks and ours would mix; never flush under someone else's worker
-            for n in PROCESS_COUNTS:
-                results[("celery", n, False)].append(Run("celery", n, None, corpus.pages, error=problem))
+            for mode in (m for m in args.modes if m.startswith("celery")):
+                for n in PROCESS_COUNTS:
+                    results[(mode, n, False)].append(Run(mode, n, None, corpus.pages, error=problem))
     for attempt in range(args.runs):  # round-robin: a drift in machine load touches every configuration
         for mode, n, one_cpu in configs:
             done = results[(mode, n, one_cpu)]
@@ -1166,7 +1194,7 @@ def run(args: argparse.Namespace, workdir: Path) -> Report:
                 if mode == "embedded":
                     done.append(embedded_once(corpus, n, workdir, args.timeout, quiet, one_cpu))
                 else:
-                    done.append(celery_once(corpus, n, workdir, args.timeout, args.redis, quiet))
+                    done.append(celery_once(corpus, n, workdir, args.timeout, args.redis, quiet, mode))
                 other = done[-1].other
                 if other is None or other < args.quiet_threshold or args.quiet_wait <= 0:
                     break

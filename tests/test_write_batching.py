@@ -93,25 +93,36 @@ class Deferrals:
 
 # ---- queue.drain and queue.kick on a real Redis and a real index --------------------------
 
+IDLE = 0.4  # the writer's quiet time in these tests (IDLE_SECONDS in a worker)
+
+
 def test_files_arriving_between_drains_wait_and_are_committed_together(broker: redis.Redis, tmp_path: Path) -> None:
     docs, root = tmp_path / "docs", tmp_path / "index"
     index = PageIndex(root)
     start = commits(root)
     defer = Deferrals()
+
+    def drain() -> int:
+        return queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer, idle=IDLE)
+
     broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(3)))
     # New items: the batch waits in pdfindex:writing instead of being committed.
-    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 0
-    assert defer.calls == [queue.IDLE_SECONDS]
+    assert drain() == 0
+    assert len(defer.calls) == 1 and IDLE / 2 < defer.calls[0] <= IDLE
     assert broker.llen(queue.WRITING) == 3 and broker.llen(queue.RESULTS) == 0
     assert commits(root) == start and broker.hlen(queue.run_key(RUN)) == 0
     broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(3, 5)))
-    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 0  # still coming
+    assert drain() == 0  # still coming
     assert broker.llen(queue.WRITING) == 5 and commits(root) == start
-    # A drain that finds nothing new: the whole batch in one commit.
-    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 5
-    assert len(defer.calls) == 2
+    # A drain at once after (a kick sent while the last one drained): nothing new, but
+    # the last new item is not IDLE seconds old yet, so the batch waits for the rest.
+    assert drain() == 0 and len(defer.calls) == 3 and defer.calls[-1] <= IDLE
+    time.sleep(IDLE + 0.05)
+    # Quiet for IDLE seconds: the whole batch in one commit.
+    assert drain() == 5
+    assert len(defer.calls) == 3
     assert commits(root) == start + 1
-    assert broker.llen(queue.WRITING) == 0 and not broker.exists(queue.WAITING_SINCE)
+    assert broker.llen(queue.WRITING) == 0 and not broker.exists(queue.WAITING_SINCE, queue.LAST_NEW)
     assert sorted(broker.hkeys(queue.run_key(RUN))) == sorted(f"{n:064x}".encode() for n in range(5))
     ix = PageIndex(root)
     for n in range(5):
@@ -125,10 +136,11 @@ def test_full_batches_are_committed_at_once_and_the_rest_waits(broker: redis.Red
     start = commits(root)
     defer = Deferrals()
     broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n, pages=2) for n in range(5)))
-    assert queue.drain(broker, 4, _real_write(index), (docs,), defer=defer) == 4  # two batches of 4 pages
+    assert queue.drain(broker, 4, _real_write(index), (docs,), defer=defer, idle=IDLE) == 4  # 2 batches of 4 pages
     assert commits(root) == start + 2
-    assert defer.calls == [queue.IDLE_SECONDS] and broker.llen(queue.WRITING) == 1
-    assert queue.drain(broker, 4, _real_write(index), (docs,), defer=defer) == 1
+    assert len(defer.calls) == 1 and broker.llen(queue.WRITING) == 1
+    time.sleep(IDLE + 0.05)
+    assert queue.drain(broker, 4, _real_write(index), (docs,), defer=defer, idle=IDLE) == 1
     assert commits(root) == start + 3 and broker.llen(queue.WRITING) == 0
 
 
@@ -142,16 +154,22 @@ def test_a_batch_that_keeps_growing_is_committed_after_the_longest_wait(broker: 
     assert abs(since - time.time()) < 5
     broker.set(queue.WAITING_SINCE, repr(time.time() - queue.MAX_WAIT_SECONDS - 1))  # it began long ago
     broker.rpush(queue.RESULTS, _item(docs / "f1.pdf", 1))
-    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 2  # new items, committed anyway
+    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 2  # still coming: committed anyway
     assert len(defer.calls) == 1
 
 
-def test_a_forged_future_stamp_does_not_hold_a_batch_back_for_good(broker: redis.Redis, tmp_path: Path) -> None:
+def test_forged_stamps_do_not_hold_a_batch_back_for_good(broker: redis.Redis, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     broker.set(queue.WAITING_SINCE, repr(time.time() + 10**6))
-    broker.rpush(queue.RESULTS, _item(docs / "f0.pdf", 0))
-    queue.drain(broker, 2000, _real_write(PageIndex(tmp_path / "index")), (docs,), defer=Deferrals())
-    assert abs(float(broker.get(queue.WAITING_SINCE) or 0) - time.time()) < 5  # restarted from now
+    broker.set(queue.LAST_NEW, repr(time.time() + 10**6))
+    broker.rpush(queue.WRITING, _item(docs / "f0.pdf", 0))
+    defer = Deferrals()
+    assert queue.drain(broker, 2000, _real_write(PageIndex(tmp_path / "index")), (docs,), defer=defer) == 0
+    assert defer.calls and defer.calls[0] <= queue.IDLE_SECONDS  # waits as if the stamps were now
+    for key in (queue.WAITING_SINCE, queue.LAST_NEW):
+        assert abs(float(broker.get(key) or 0) - time.time()) < 5  # restarted from now
+    broker.set(queue.LAST_NEW, b"garbage")
+    assert queue.drain(broker, 2000, _real_write(PageIndex(tmp_path / "index")), (docs,), defer=defer) == 1
 
 
 def test_dropped_items_do_not_hold_a_batch_back(broker: redis.Redis, tmp_path: Path) -> None:
@@ -179,8 +197,9 @@ def test_a_deferred_batch_whose_lock_is_stolen_stays_in_writing(broker: redis.Re
     index = PageIndex(root)
     real = _real_write(index)
     broker.rpush(queue.RESULTS, _item(docs / "f0.pdf", 0))
-    assert queue.drain(broker, 2000, real, (docs,), defer=Deferrals()) == 0
+    assert queue.drain(broker, 2000, real, (docs,), defer=Deferrals(), idle=IDLE) == 0
     waiting = broker.lrange(queue.WRITING, 0, -1)
+    time.sleep(IDLE + 0.05)
 
     def stolen(batch: list[queue.HandOff], ensure: Any) -> list[dict[str, Any]]:
         broker.set(queue.WRITER_LOCK, "another-writer", px=60_000)
@@ -188,7 +207,7 @@ def test_a_deferred_batch_whose_lock_is_stolen_stays_in_writing(broker: redis.Re
         return real(batch, ensure)
 
     with pytest.raises(queue.LockLost):
-        queue.drain(broker, 2000, stolen, (docs,), lock_seconds=1.5, defer=Deferrals())
+        queue.drain(broker, 2000, stolen, (docs,), lock_seconds=1.5, defer=Deferrals(), idle=IDLE)
     assert broker.lrange(queue.WRITING, 0, -1) == waiting
     assert find(PageIndex(root), page_word("item0", 1)) == []
 

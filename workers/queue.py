@@ -58,6 +58,7 @@ KICK = "pdfindex:write-kick"
 KICK_SECONDS = 60
 #: The writer commits a batch short of ``batch_pages`` once no new item came for this long.
 IDLE_SECONDS = 1.0
+MIN_DEFER_SECONDS = 0.1
 QUEUES = ("extract", "index")
 
 #: A hand-off item larger than this is dropped (a 10,000-page book of dense text is
@@ -510,24 +511,38 @@ def kick(r: redis.Redis, send: Callable[[], object], *, force: bool = False) -> 
 
 #: When the batch waiting in pdfindex:writing began to wait (the writer's clock).
 WAITING_SINCE = "pdfindex:writing-since"
+#: When a drain last took a new item from pdfindex:results (the writer's clock).
+LAST_NEW = "pdfindex:writing-last-new"
 #: A batch that keeps growing without reaching ``batch_pages`` is committed after this
 #: long all the same, so waiting clients see progress while files trickle in.
 MAX_WAIT_SECONDS = 10.0
 
 
-def _waited_enough(r: redis.Redis, idle: float) -> bool:
-    """Whether the waiting batch has waited MAX_WAIT_SECONDS (its start is recorded
-    the first time it is asked); a garbled stamp, or one in the future, restarts it."""
-    now = time.time()
-    r.set(WAITING_SINCE, repr(now), nx=True, ex=int(MAX_WAIT_SECONDS * 10))
+def _stamp(r: redis.Redis, key: str, now: float, default: float) -> float:
+    """A time the writer stored in Redis; ``default`` when absent or garbled, and
+    ``now`` (stored again) when it lies in the future: whoever can write to Redis
+    can only move the writer's commits, never stop them."""
     try:
-        since = float(r.get(WAITING_SINCE) or now)
+        value = float(r.get(key) or default)
     except ValueError:
-        since = math.nan
-    if not math.isfinite(since) or since > now:
-        r.set(WAITING_SINCE, repr(now), ex=int(MAX_WAIT_SECONDS * 10))
-        since = now
-    return now - since >= max(MAX_WAIT_SECONDS, idle)
+        value = default
+    if not math.isfinite(value) or value > now:
+        r.set(key, repr(now), ex=int(MAX_WAIT_SECONDS * 10))
+        value = now
+    return value
+
+
+def _wait_for_more(r: redis.Redis, fresh: int, idle: float) -> float:
+    """How much longer the batch in hand should wait for more items: 0 once no new
+    item came for ``idle`` seconds, or the batch has waited MAX_WAIT_SECONDS."""
+    now = time.time()
+    ttl = int(MAX_WAIT_SECONDS * 10)
+    if fresh:
+        r.set(LAST_NEW, repr(now), ex=ttl)
+    r.set(WAITING_SINCE, repr(now), nx=True, ex=ttl)
+    if now - _stamp(r, WAITING_SINCE, now, now) >= max(MAX_WAIT_SECONDS, idle):
+        return 0.0
+    return max(0.0, idle - (now - _stamp(r, LAST_NEW, now, 0.0)))
 
 
 #: defer(seconds): the writer's batch waits for more items; kick the writer again in
@@ -544,12 +559,12 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
     LockLost if the lock is lost on the way (the batch is left for the next writer).
     Invalid items are logged and dropped, never retried.
 
-    With ``defer``, a batch short of ``batch_pages`` is committed only when this
-    drain found no new item in ``pdfindex:results`` (the previous drain, ``idle``
-    seconds ago, took the last one): while files keep coming, the batch stays in
-    ``pdfindex:writing`` and ``defer(idle)`` kicks the writer again later. So files
-    arriving one at a time are committed together instead of one commit each, and
-    the writer holds no process (often the one extraction would use) while it
+    With ``defer``, a batch short of ``batch_pages`` is committed only once no new
+    item came into ``pdfindex:results`` for ``idle`` seconds (or it has waited
+    MAX_WAIT_SECONDS): until then the batch stays in ``pdfindex:writing`` and
+    ``defer(seconds)`` kicks the writer again when the quiet time would be up. So
+    files arriving one at a time are committed together instead of one commit each,
+    and the writer holds no process (often the one extraction would use) while it
     waits. Without ``defer``, everything queued is committed now."""
     written = 0
     with WriterLock(r, lock_seconds) as lock:
@@ -570,10 +585,12 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
                     fresh += 1
             if not batch:
                 return written
-            if defer is not None and fresh and pages < batch_pages and not _waited_enough(r, idle):
-                log.debug("pdfindex writer: %d files (%d pages) wait %g s for more", len(batch), pages, idle)
-                defer(idle)
-                return written
+            if defer is not None and pages < batch_pages:
+                wait = _wait_for_more(r, fresh, idle)
+                if wait > 0:
+                    log.debug("pdfindex writer: %d files (%d pages) wait %.2f s for more", len(batch), pages, wait)
+                    defer(max(wait, MIN_DEFER_SECONDS))
+                    return written
             lock.ensure()
             briefs = _write_isolating(batch, write, lock.ensure)
             pipe = r.pipeline()
@@ -582,7 +599,7 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
                 pipe.expire(run_key(handoff.run_id), 7 * 24 * 3600)
             pipe.execute()
             lock.ensure()
-            r.delete(WRITING, WAITING_SINCE)
+            r.delete(WRITING, WAITING_SINCE, LAST_NEW)
             written += len(batch)
 
 
