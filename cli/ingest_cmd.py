@@ -60,13 +60,13 @@ def add_commands(sub: Any) -> None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Arguments to ``workers.api.ingest`` and its summary to stdout."""
     from pdfindex.workers.api import IngestOptions, ingest  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
-    from pdfindex.workers.progress import Progress  # noqa: PLC0415
+    from pdfindex.workers.progress import NoProgress, Progress  # noqa: PLC0415
 
     with _user_errors():
         options = IngestOptions(index_dir=args.index, recursive=args.recursive, password_file=args.password_file,
                                 workers=args.workers, prune=args.prune, retry_failed=args.retry_failed,
                                 force=args.force, dry_run=args.dry_run, settings=config.load())
-        summary = ingest(args.paths, options, progress=Progress)
+        summary = ingest(args.paths, options, progress=NoProgress if getattr(args, "quiet", False) else Progress)
     print(render_dry_run(summary) if summary.dry_run else render_summary(summary))
     if summary.interrupted:
         return EXIT_INTERRUPTED

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from pdfindex import config
-from . import ingest_cmd, list_cmd, search_cmd
+from . import ingest_cmd, list_cmd, logs, search_cmd
 from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASSWORD, CliError
 from .terminal import shown
 
@@ -59,6 +59,7 @@ class _Version(argparse.Action):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pdfindex", description="Index PDFs for full-text search.")
     parser.add_argument("--version", action=_Version)
+    _verbosity(parser, None)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("extract", help="print a PDF's text, pages separated by form feeds")
@@ -77,7 +78,19 @@ def build_parser() -> argparse.ArgumentParser:
     ingest_cmd.add_commands(sub)
     search_cmd.add_commands(sub)
     list_cmd.add_commands(sub)
+    for command in {id(p): p for p in sub.choices.values()}.values():
+        _verbosity(command, argparse.SUPPRESS)  # also after the command: `pdfindex ingest -v docs/`
     return parser
+
+
+def _verbosity(parser: argparse.ArgumentParser, default: object) -> None:
+    """-v/-q, global options. A command's copies default to SUPPRESS so that they
+    leave a value given before the command in place."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-v", "--verbose", action="count", default=default,
+                       help="a line per file (-vv: debug lines too)")
+    group.add_argument("-q", "--quiet", action="store_true", default=default,
+                       help="errors only, no progress")
 
 
 def _check_language(settings: config.Settings) -> None:
@@ -109,6 +122,8 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv)
+    args.verbose, args.quiet = args.verbose or 0, bool(args.quiet)
+    logs.configure(args.verbose, args.quiet)
     try:
         if args.command not in _WITHOUT_SETTINGS:
             _check_language(config.load())  # every setting checked before any work starts

@@ -6,7 +6,6 @@ typed errors of ``errors.py`` here, with the file named in the message.
 """
 from __future__ import annotations
 
-import logging
 import os
 import re
 import warnings
@@ -36,8 +35,8 @@ from .geometry import Rect, intersect, normalize_rect
 from .recover import Occurrences, RebuiltXRef, damage, find_catalog, has_content, objstm_members, recovered_pages
 from .streams import read_stream
 
-# pdfminer.six logs recoverable damage at WARNING; we report it per page instead.
-logging.getLogger("pdfminer").setLevel(logging.ERROR)
+# pdfminer.six logs recoverable damage at WARNING; we report it per page instead, but
+# leave its logger as the host program set it: the CLI filters what it shows (cli/logs.py).
 
 Source = str | os.PathLike[str] | bytes
 

@@ -5,13 +5,17 @@ If Redis comes back empty (it keeps nothing on disk here), the queued tasks and 
 progress records are gone; the client notices its run marker is missing and
 enqueues again every file the index does not hold yet. Writes are idempotent, so a
 file done twice is still indexed once.
+
+Ctrl-C stops the waiting at once (the poll sleeps half a second), not the work: the
+queued files are still extracted and indexed by the workers, and a run of the same
+command later skips them.
 """
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
-import sys
 import time
 import uuid
 from collections.abc import Iterable
@@ -29,6 +33,8 @@ from .files import check_under_roots
 from .plan import Job
 from .progress import Progress, Summary, brief_of_record
 
+log = logging.getLogger(__name__)
+
 _POLL = 0.5
 _QUIET_WARNING = 60.0
 #: Without progress for this long while hand-off items wait, the client kicks the
@@ -37,7 +43,7 @@ _QUIET_WARNING = 60.0
 _REKICK = 30.0
 
 
-PASSWORD_FILE_NOTE = ("pdfindex: note: in distributed mode the extraction workers try the passwords of their own "
+PASSWORD_FILE_NOTE = ("note: in distributed mode the extraction workers try the passwords of their own "
                       "PDFINDEX_PASSWORD_FILE; --password-file only makes this run retry encrypted files "
                       "(passwords are never sent through the broker)")
 
@@ -68,10 +74,10 @@ def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | Non
     IngestError/OutsideRoots when a file lies outside PDFINDEX_ROOTS."""
     check_roots((job.path for job in jobs), settings)
     if password_file is not None:
-        print(PASSWORD_FILE_NOTE, file=sys.stderr)
+        log.warning(PASSWORD_FILE_NOTE)
     if os.path.realpath(index.root) != os.path.realpath(settings.index_dir):
-        print("pdfindex: note: the index writer writes its own PDFINDEX_INDEX_DIR; this run follows the index "
-              "given with --index, which is not this machine's PDFINDEX_INDEX_DIR", file=sys.stderr)
+        log.warning("note: the index writer writes its own PDFINDEX_INDEX_DIR; this run follows the index "
+                    "given with --index, which is not this machine's PDFINDEX_INDEX_DIR")
     with queue.broker_errors(settings):
         _run(index, jobs, settings, summary, progress)
 
@@ -85,12 +91,12 @@ def _warn_quiet(r: redis.Redis) -> None:
         trouble = r.get(queue.WRITER_ERROR)
         if trouble:
             text = trouble.decode("utf-8", "replace") if isinstance(trouble, bytes) else str(trouble)
-            print(f"pdfindex: no progress for a minute; the index writer reports: {text!a}; "
-                  "the files wait in the queue and the writer is asked to try again", file=sys.stderr)
+            log.warning("no progress for a minute; the index writer reports: %a; "
+                        "the files wait in the queue and the writer is asked to try again", text)
             queue.kick(r, write.delay, force=True)
             return
-    print("pdfindex: no progress for a minute; is a worker running for the extract and index queues "
-          "(`pdfindex worker`)?", file=sys.stderr)
+    log.warning("no progress for a minute; is a worker running for the extract and index queues "
+                "(`pdfindex worker`)?")
 
 
 def _rekick(r: redis.Redis) -> None:
@@ -115,6 +121,7 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
         r.set(marker, "1", ex=7 * 24 * 3600)
         for job in selected:
             extract.apply_async(args=[str(job.path), job.doc_hash, run_id])
+        log.debug("enqueued %d files for run %s", len(selected), run_id)
 
     enqueue(jobs)
     done: set[str] = set()
@@ -123,8 +130,7 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
         while len(done) < len(by_hash):
             try:
                 if not r.exists(marker):  # Redis lost its data: start over for what is missing
-                    print("pdfindex: the broker lost its queue (restart?); re-enqueueing unfinished files",
-                          file=sys.stderr)
+                    log.warning("the broker lost its queue (restart?); re-enqueueing unfinished files")
                     missing = []
                     for doc_hash, job in by_hash.items():
                         if doc_hash in done:
@@ -161,6 +167,8 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
             time.sleep(_POLL)
     except KeyboardInterrupt:
         summary.interrupted = True  # queued tasks stay queued; workers finish them
+        log.warning("stopping... no longer waiting; the %d files not reported yet stay queued and the workers "
+                    "still extract and index them (`pdfindex status` shows the queues)", len(by_hash) - len(done))
     finally:
         with contextlib.suppress(redis.RedisError):
             r.delete(queue.run_key(run_id), marker, queue.attempts_key(run_id))
@@ -185,6 +193,6 @@ def _brief(raw: bytes | str) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         ok = False
     if not ok:
-        print(f"pdfindex: ignored a malformed progress entry in the broker: {str(raw)[:100]!a}", file=sys.stderr)
+        log.warning("ignored a malformed progress entry in the broker: %a", str(raw)[:100])
         return None
     return dict(info)

@@ -1,7 +1,9 @@
 """What an ingest run reports: a live progress bar on a terminal (plain log lines
-when not a terminal) and the summary at the end."""
+when not a terminal), a ``logging`` line per finished file (INFO: ``-v``) and the
+summary at the end."""
 from __future__ import annotations
 
+import logging
 import sys
 import time
 from dataclasses import dataclass, field
@@ -12,6 +14,8 @@ from tqdm import tqdm
 from pdfindex.indexer import DocumentRecord, Status
 
 from .outcome import Outcome
+
+log = logging.getLogger(__name__)
 
 
 def brief(outcome: Outcome) -> dict[str, Any]:
@@ -78,6 +82,11 @@ class Summary:
     def add(self, info: dict[str, Any]) -> None:
         """Count one finished file from its ``brief``."""
         status, path, error = Status(info["status"]), info["path"], info["error"]
+        ocr = f", {info['needs_ocr']} needing OCR" if info["needs_ocr"] else ""
+        if error:
+            log.info("%s %s: %s", status, path, error)
+        else:
+            log.info("%s %s (%d page%s%s)", status, path, info["pages"], "" if info["pages"] == 1 else "s", ocr)
         if status == Status.INDEXED:
             self.indexed += 1
         elif status == Status.EMPTY:
@@ -99,6 +108,7 @@ class Summary:
             self.empty -= 1
         else:
             return
+        log.info("failed %s: %s", path, error)
         self.failed.append((path, error))
 
     @property
