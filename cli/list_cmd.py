@@ -133,9 +133,9 @@ def resolve_path_glob(text: str, cwd: str | None = None) -> str:
 
 def problem_arg(text: str) -> str:
     """``--problems CODE``: one of the codes extraction records (a typo would
-    list nothing without a word)."""
+    list nothing without a word). "" (``--problems`` alone) is any code."""
     code = text.strip().lower()
-    if code not in PROBLEM_CODES:
+    if code and code not in PROBLEM_CODES:
         raise argparse.ArgumentTypeError(f"{text!r} is not a problem code; the codes are {', '.join(PROBLEM_CODES)}")
     return code
 

@@ -334,6 +334,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(n: int, unit: str) -> str:
+    return f"{n:,} {unit}{'' if n == 1 else 's'}"
+
+
 def _print_counts(report: dict[str, Any], size_inline: bool) -> None:
     size = human_size(report["size_bytes"])
     print(f"index:     {shown(report['location'])}" + (f" ({size})" if size_inline else ""))
@@ -341,7 +345,7 @@ def _print_counts(report: dict[str, Any], size_inline: bool) -> None:
           + "".join(f"  {k}: {v}" for k, v in sorted(report["by_status"].items())))
     print(f"pages:     {report['pages']}")
     if report["problems"]:
-        print("problems:  " + "  ".join(f"{code}: {c['pages']} pages in {c['documents']} documents"
+        print("problems:  " + "  ".join(f"{code}: {_count(c['pages'], 'page')} in {_count(c['documents'], 'document')}"
                                         for code, c in report["problems"].items())
               + "  (pdfindex list --pages --problems [CODE])")
     print(f"language:  {shown(report['language'])}")
