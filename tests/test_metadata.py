@@ -285,7 +285,11 @@ def test_copies_under_two_names(tmp_path: Path) -> None:
     assert [len(ix.search("copied", SearchOptions(path_glob=str(p))).hits) for p in (first, second)] == [1, 1]
     assert ix.check() == []
 
-    # the first name deleted: the document stays under the second
+    # the first name deleted: the document stays under the second. (Each folder keeps a
+    # file: an empty folder whose files are all indexed is taken for an unmounted share
+    # and prunes nothing, workers/plan.py prune_scope.)
+    for folder in (docs, other):
+        (folder / "notes.txt").write_text("not a PDF\n")
     first.unlink()
     plan = make_plan(ix, [docs, other], recursive=True, retry_encrypted=False, prune=True)
     assert plan.gone == [] and plan.paths_removed == 1
