@@ -89,8 +89,10 @@ class Cluster:
 
     def task_lines(self, name: str, task: str, event: str) -> list[str]:
         """Log lines of ``name`` about ``task`` (e.g. "pdfindex.extract") with ``event``
-        ("received", "succeeded")."""
-        return [line for line in self.workers[name].log_text().splitlines() if f"Task {task}[" in line and event in line]
+        ("received", "succeeded"); an extract task's shown name carries its path (``Task
+        pdfindex.extract '/docs/a.pdf'[<id>]``)."""
+        return [line for line in self.workers[name].log_text().splitlines()
+                if (f"Task {task}[" in line or f"Task {task} '" in line) and event in line]
 
     def logs(self) -> str:
         return "\n".join(f"==== {name}\n{w.log_text()[-4000:]}" for name, w in self.workers.items())
