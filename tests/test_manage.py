@@ -360,10 +360,11 @@ def test_the_api_ingests_prunes_and_removes_without_the_cli(tmp_path: Path) -> N
     assert api.prune([docs], api.IngestOptions(settings=settings)).pruned == 1
     assert str(b) not in _paths(settings.index_dir)
 
-    removed = api.remove([a], api.RemoveOptions(settings=settings))
+    removed = api.remove([docs / "nowhere" / ".." / "a.pdf"], api.RemoveOptions(settings=settings))  # normalized
     assert (removed.paths, removed.documents, removed.unmatched) == ([str(a)], 1, [])
     assert find(PageIndex(settings.index_dir), page_word("apiword", 3)) == []
 
+    assert api.prune([tmp_path / "never"], api.IngestOptions(settings=settings)).not_found == [str(tmp_path / "never")]
     with pytest.raises(api.IngestError, match=r"no such file or folder"):
         api.ingest([tmp_path / "nothing here"], options)
     with pytest.raises(api.IngestError, match=r"passwords\.txt: cannot read password file"):

@@ -14,6 +14,7 @@ indexer's ``StorageError``.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,14 +137,20 @@ def prune(paths: Iterable[Path | str], options: IngestOptions | None = None) -> 
     """Only the pruning of an ingest: take off the index the files that are gone,
     among those ``paths`` cover (``options.recursive``: below folder arguments,
     else directly in them); nothing is extracted. The summary counts them in
-    ``pruned`` (documents) and ``pruned_paths`` (copies' paths)."""
+    ``pruned`` (documents) and ``pruned_paths`` (copies' paths), and lists the
+    arguments neither on disk nor in the index in ``not_found``."""
     options = options or IngestOptions()
     settings = options.settings or config.load()
     targets = [Path(p).absolute() for p in paths]
     index = _open(options.index_dir or settings.index_dir, settings, dry_run=True)
-    scope = prune_scope(index.documents(), targets, options.recursive)
+    records = list(index.documents())
+    scope = prune_scope(records, targets, options.recursive)
+    known = [p for doc in records for p in doc.all_paths]
+    not_found = [str(t) for t in targets if not os.path.lexists(t) and str(t) not in known
+                 and not any(p.startswith(str(t).rstrip("/") + "/") for p in known)]
     summary = Summary(pruned=len(scope.gone), pruned_paths=len(scope.lost), not_pruned=scope.kept,
-                      dry_run=options.dry_run, would_prune=scope.paths if options.dry_run else [])
+                      not_found=not_found, dry_run=options.dry_run,
+                      would_prune=scope.paths if options.dry_run else [])
     if not options.dry_run:
         apply_paths(index, [], scope)
     return summary

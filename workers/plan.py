@@ -181,7 +181,9 @@ def removal(records: Iterable[DocumentRecord], paths: Iterable[Path]) -> PathRem
     with a copy outside them loses only these paths; ``unmatched`` lists the
     arguments that match nothing."""
     records = list(records)
-    args = list(dict.fromkeys(os.path.normpath(Path(p).absolute()) for p in paths))
+    given = [Path(p).absolute() for p in paths]
+    # As typed (an ingest records ``absolute()`` paths, ".." kept) and normalized.
+    args = list(dict.fromkeys(a for p in given for a in (str(p), os.path.normpath(p))))
     matched: set[str] = set()
     out = PathRemoval()
     for doc in records:
@@ -195,7 +197,7 @@ def removal(records: Iterable[DocumentRecord], paths: Iterable[Path]) -> PathRem
             out.gone.append(doc)
         else:
             out.lost.extend((doc.doc_hash, p) for p in lost)
-    out.unmatched = [a for a in args if a not in matched]
+    out.unmatched = [str(p) for p in given if str(p) not in matched and os.path.normpath(p) not in matched]
     return out
 
 
