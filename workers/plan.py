@@ -82,7 +82,7 @@ def make_plan(index: PageIndex, paths: Iterable[Path], recursive: bool, retry_en
     (no endless retries) unless ``retry_failed``; encrypted ones are retried when
     passwords are given (``retry_encrypted``); ``force`` re-extracts every file
     (after an extraction fix). Identical content is indexed once: a copy of a file
-    that is indexed (at a path that still exists) goes to ``add_paths``, so
+    that is indexed (even one whose other paths are gone: a move) goes to ``add_paths``, so
     ``--path`` finds it and deleting one of the copies keeps the document; a copy
     of content planned in this run goes to ``copies``. With ``prune``, paths in the
     scope of ``paths`` that are gone are planned for removal (``prune_scope``):
@@ -114,8 +114,9 @@ def make_plan(index: PageIndex, paths: Iterable[Path], recursive: bool, retry_en
             plan.copies.append((doc_hash, str(path)))
             continue
         other = by_hash.get(doc_hash)
-        if other is not None and not retry and not force and str(path) not in other.all_paths \
-                and any(os.path.exists(p) for p in other.all_paths):
+        # Identical content is the same text, wherever its other paths went: a file
+        # moved (its old path gone) gets its new path recorded, not extracted again.
+        if other is not None and not retry and not force and str(path) not in other.all_paths:
             plan.duplicates += 1
             plan.add_paths.append((doc_hash, str(path)))
             continue

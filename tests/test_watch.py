@@ -1,0 +1,145 @@
+"""Issue 9 item 2: ``workers.watch`` keeps an index current as files are added,
+changed, moved, deleted and written slowly, after catching up with what changed
+while no watch ran. Real files, real inotify events (watchfiles), the real embedded
+ingest and a real index on disk; the watch runs in the main thread (the embedded
+pool wants it) and a second thread acts on the folder."""
+from __future__ import annotations
+
+import queue
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pdfindex import config
+from pdfindex.indexer import PageIndex
+from pdfindex.workers.api import IngestOptions, ingest
+from pdfindex.workers.watch import Round, watch
+from tests.ingest_helpers import docs_by_path, find, page_word, text_pdf, write
+
+pytestmark = pytest.mark.slow
+
+
+def _options(index: Path) -> IngestOptions:
+    settings = config.load({"PDFINDEX_INDEX_DIR": str(index), "PDFINDEX_WORKERS": "1", "PDFINDEX_STRICT": "1"})
+    return IngestOptions(index_dir=index, recursive=True, workers=1, settings=settings)
+
+
+def _run(folder: Path, index: Path, actions: Callable[[queue.Queue[Round]], None], timeout: float = 90) -> list[Round]:
+    """Watch ``folder`` while ``actions`` (given the queue of rounds) runs in a thread;
+    returns every round reported."""
+    rounds: queue.Queue[Round] = queue.Queue()
+    seen: list[Round] = []
+    stop = threading.Event()
+    failure: list[BaseException] = []
+
+    def act() -> None:
+        try:
+            actions(rounds)
+        except BaseException as exc:  # reported by the test thread
+            failure.append(exc)
+        finally:
+            stop.set()
+
+    def report(r: Round) -> None:
+        seen.append(r)
+        rounds.put(r)
+
+    actor = threading.Thread(target=act, daemon=True)
+    timer = threading.Timer(timeout, stop.set)
+    timer.start()
+    actor.start()
+    try:
+        watch([folder], _options(index), report=report, stop=stop, settle=0.5, debounce_ms=200)
+    finally:
+        timer.cancel()
+        stop.set()
+        actor.join(10)
+    if failure:
+        raise failure[0]
+    return seen
+
+
+def _next(rounds: queue.Queue[Round], what: str, timeout: float = 30) -> Round:
+    try:
+        r = rounds.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(f"no round of the watch after {timeout} s: {what}") from None
+    assert not r.error, r.error
+    return r
+
+
+def test_add_change_move_delete_and_partial_write(tmp_path: Path) -> None:
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    folder.mkdir()
+
+    def actions(rounds: queue.Queue[Round]) -> None:
+        _next(rounds, "catching up")
+        write(folder / "a.pdf", text_pdf("alpha", 2))
+        r = _next(rounds, "a.pdf added")
+        assert r.summary is not None and r.summary.indexed == 1
+        write(folder / "a.pdf", text_pdf("alphanew", 1))
+        r = _next(rounds, "a.pdf changed")
+        assert r.summary is not None and r.summary.indexed == 1
+        # a move: no extraction, the path changes
+        (folder / "sub").mkdir()
+        (folder / "a.pdf").rename(folder / "sub" / "moved.pdf")
+        r = _next(rounds, "a.pdf moved")
+        assert r.summary is not None and r.summary.indexed == 0, r.summary
+        while r.removed is None:
+            r = _next(rounds, "the old path removed")
+        assert r.removed.paths == [str(folder / "a.pdf")] and r.removed.documents == 0
+        # a slow write: taken once, when complete
+        data = text_pdf("slowly", 3)
+        with (folder / "slow.pdf").open("wb") as f:
+            for i in range(0, len(data), max(1, len(data) // 6)):
+                f.write(data[i:i + max(1, len(data) // 6)])
+                f.flush()
+                time.sleep(0.3)
+        r = _next(rounds, "slow.pdf written")
+        assert r.summary is not None and r.summary.indexed == 1 and not r.summary.failed, r.summary
+        (folder / "slow.pdf").unlink()
+        r = _next(rounds, "slow.pdf deleted")
+        assert r.removed is not None and r.removed.documents == 1
+
+    _run(folder, index, actions)
+    ix = PageIndex(index, create=False)
+    paths = docs_by_path(ix)
+    assert sorted(paths) == [str(folder / "sub" / "moved.pdf")]
+    assert find(ix, page_word("alphanew", 1)) and not find(ix, page_word("alpha", 1))
+    assert not find(ix, page_word("slowly", 1))
+
+
+def test_catches_up_with_changes_made_while_not_watching(tmp_path: Path) -> None:
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    write(folder / "kept.pdf", text_pdf("kept", 1))
+    write(folder / "gone.pdf", text_pdf("gone", 1))
+    ingest([folder], _options(index))
+    (folder / "gone.pdf").unlink()
+    write(folder / "new.pdf", text_pdf("newer", 1))
+
+    def actions(rounds: queue.Queue[Round]) -> None:
+        r = _next(rounds, "catching up")
+        assert r.summary is not None and r.summary.indexed == 1 and r.summary.pruned == 1, r.summary
+
+    _run(folder, index, actions)
+    assert sorted(docs_by_path(PageIndex(index, create=False))) == [str(folder / "kept.pdf"), str(folder / "new.pdf")]
+
+
+def test_a_copy_deleted_keeps_the_document(tmp_path: Path) -> None:
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    write(folder / "one.pdf", text_pdf("twin", 1))
+    shutil.copy(folder / "one.pdf", folder / "two.pdf")
+
+    def actions(rounds: queue.Queue[Round]) -> None:
+        _next(rounds, "catching up")
+        (folder / "one.pdf").unlink()
+        r = _next(rounds, "one copy deleted")
+        assert r.removed is not None and r.removed.documents == 0 and r.removed.copies_kept == 1, r.removed
+
+    _run(folder, index, actions)
+    ix = PageIndex(index, create=False)
+    assert find(ix, page_word("twin", 1)) and sorted(docs_by_path(ix)) == [str(folder / "two.pdf")]
