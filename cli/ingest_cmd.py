@@ -165,7 +165,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
     if not settings.broker_url:
         raise CliError("PDFINDEX_BROKER_URL is not set; the embedded mode needs no worker")
     queues = [q.strip() for q in args.queues.split(",") if q.strip()]
-    argv = ["worker", "--queues", ",".join(queues), "--loglevel", "INFO"]
+    # -q: errors only. Otherwise INFO, a line per task (-v changes nothing; DEBUG on the root logger
+    # would turn on pdfminer.six's line per token).
+    level = "ERROR" if getattr(args, "quiet", False) else "INFO"
+    argv = ["worker", "--queues", ",".join(queues), "--loglevel", level]
     if queues == ["index"]:
         argv += ["--concurrency", "1"]
     elif args.concurrency:

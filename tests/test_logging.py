@@ -228,3 +228,17 @@ def test_celery_client_ctrl_c_stops_at_once_and_the_workers_finish_the_files(tmp
         assert f"pdfindex: indexed {shown} (1 pages) handed to the index writer" in log, (shown, log)
     assert not any(line.startswith("Task forged") for line in log.splitlines()), log
 
+
+
+def test_search_and_list_start_without_importing_logging(tmp_path: Path) -> None:
+    """Their start-up is measured (bench/startup.py): the logging set-up is skipped for
+    them, as it would import ``logging`` (~10 ms) for nothing they log."""
+    _folder(tmp_path / "docs")
+    assert _ingest(tmp_path / "index", "-q", tmp_path / "docs").stderr == ""
+    for command in (["search", "alphazq1w"], ["list"], ["-v", "search", "alphazq1w"]):
+        code = ("import sys; from pdfindex.cli.main import main; "
+                f"status = main({[*command, '--index', str(tmp_path / 'index')]!r}); "
+                "print('RESULT', status, 'logging' in sys.modules)")
+        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=cli_env(), capture_output=True, text=True,
+                           timeout=60)
+        assert r.stdout.splitlines()[-1] == "RESULT 0 False", (command, r.stdout, r.stderr)
