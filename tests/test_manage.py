@@ -305,6 +305,8 @@ def test_exit_status_is_5_when_files_fail_and_0_when_all_are_indexed_or_unchange
     missing = tmp_path / "missing.pdf"
     r = run_cli("ingest", missing, "--index", index)
     assert r.returncode == 1 and r.stderr.strip() == f"pdfindex: {missing}: no such file or folder", r.stderr
+    r = run_cli("ingest", missing, "--index", tmp_path / "new-index")
+    assert r.returncode == 1 and "no such file or folder" in r.stderr and not (tmp_path / "new-index").exists()
     r = run_cli("ingest", ok, missing, "--index", index)  # the rest is done, the missing one named
     assert r.returncode == EXIT_INCOMPLETE and f"  NOT FOUND {missing}: no such file or folder" in r.stdout
 

@@ -105,7 +105,13 @@ def ingest(paths: Iterable[Path | str], options: IngestOptions | None = None,
         from .distributed import check_roots  # noqa: PLC0415 - Redis only when a broker is used
 
         check_roots(targets, settings)  # before anything is hashed: the files would be refused
-    index = _open(options.index_dir or settings.index_dir, settings, options.dry_run)
+    try:  # a run that has nothing on disk to read creates no index
+        index = _open(options.index_dir or settings.index_dir, settings,
+                      options.dry_run or not any(os.path.lexists(t) for t in targets))
+    except IngestError:
+        if options.dry_run:
+            raise
+        raise IngestError(_missing_message([str(t) for t in targets])) from None
     plan = make_plan(index, targets, options.recursive, retry_encrypted=password_file is not None,
                      prune=options.prune, retry_failed=options.retry_failed, force=options.force,
                      dry_run=options.dry_run)
@@ -180,6 +186,11 @@ def _open(root: Path, settings: config.Settings, dry_run: bool) -> PageIndex:
         raise IngestError(f"no index at {root}; ingest some PDFs first (or give the index folder)") from None
 
 
+def _missing_message(missing: list[str]) -> str:
+    return (f"{missing[0]}: no such file or folder" if len(missing) == 1
+            else f"none of the {len(missing)} paths given exists (first: {missing[0]}: no such file or folder)")
+
+
 def _planned(plan: Plan, index: PageIndex, paths: list[Path], pruning: bool) -> Summary:
     """The summary's counts known before anything is extracted. A missing argument
     is "not found" unless this run pruned it (an indexed file now gone) or listed
@@ -194,8 +205,7 @@ def _planned(plan: Plan, index: PageIndex, paths: list[Path], pruning: bool) -> 
     missing = [str(p) for p in skipped.missing]
     unknown = [p for p in missing if not indexed_under(p)]
     if unknown and len(unknown) == len(paths):
-        raise IngestError(f"{unknown[0]}: no such file or folder" if len(paths) == 1
-                          else f"none of the {len(paths)} paths given exists (first: {unknown[0]})")
+        raise IngestError(_missing_message(unknown))
     kept = {folder for folder, _ in plan.prune.kept}
     not_found = [p for p in missing if not (pruning and (p in known or p in kept))]
     return Summary(unchanged=plan.unchanged + plan.duplicates, duplicates=plan.duplicates,
