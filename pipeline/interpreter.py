@@ -139,13 +139,17 @@ class Interpreter:
                           else caught(ProblemCode.CONTENT_SYNTAX, what, exc, strict))
 
     def _once(self, code: ProblemCode, text: str) -> None:
-        self._add(Problem(code, text))
+        # checked on the raw text first: an operator repeated a million times makes
+        # one Problem (4 µs each), not a million
+        if text not in self.reported and len(self.reported) < self.params.max_page_problems:
+            self.reported.add(text)
+            self.problems.append(Problem(code, text))
 
     def _add(self, problem: Problem) -> None:
         """Record a problem once per page (an operator repeated a million times is
         one line), at most max_page_problems distinct ones."""
         if problem not in self.reported and len(self.reported) < self.params.max_page_problems:
-            self.reported.add(problem)
+            self.reported.add(str(problem))
             self.problems.append(problem)
 
     def _operator_table(self) -> dict[bytes, tuple[Callable[[list[object], int], None], int]]:

@@ -80,7 +80,7 @@ class Problem(str):
 
     def __new__(cls, code: ProblemCode, message: str) -> Problem:
         self = super().__new__(cls, brief(message))
-        self.code = ProblemCode(code)
+        self.code = code if type(code) is ProblemCode else ProblemCode(code)  # the lookup costs ~1 µs
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
