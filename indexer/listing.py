@@ -2,7 +2,7 @@
 
 "Every page that needs OCR" or "every failed file" is not a search: nothing is
 parsed, scored, highlighted or expanded. Each filter is a set of document numbers
-read from postings (``needs_ocr``, ``coverage``, ``path``, ``status``), dates are
+read from postings (``needs_ocr``, ``coverage``, ``path``, ``status``, ``problem``), dates are
 read from the file records (far fewer than pages), and the order (path, then page)
 comes from walking the sorted ``path`` terms, so stored fields are read only for
 the rows shown. (Listing every page with ``search '*'`` used to expand ``*`` into

@@ -243,6 +243,8 @@ GOOD = {"code": "font_missing", "message": "unknown font resource /F9"}
     (_forged([_page([GOOD])], {"font_missing": 5}), "not the sum of its pages' problems"),
     (_forged([_page([GOOD])], {}), "not the sum"),
     (_forged([_page([])], {"cap_hit": -1}), "not the sum"),
+    (_forged([_page([GOOD])], {"font_missing": True}), "not the sum"),  # True == 1 in Python, not in the index
+    (_forged([_page([GOOD])], {"font_missing": 1.0}), "not the sum"),
     (json.dumps({**json.loads(_forged([_page([])])), "pages": [{k: v for k, v in _page([]).items()
                                                               if k != "problems"}]}), "not a record with the fields"),
 ])

@@ -120,7 +120,8 @@ class Outcome:
             fields = dict(_checked(p, _PAGE_TYPES, "outcome page"))
             fields["problems"] = _page_problems(fields["problems"], "outcome page")
             pages.append(PageRecord(**fields))  # type: ignore[arg-type]
-        if doc["problems"] != _problem_sums(pages):
+        sums = doc["problems"]
+        if not all(type(n) is int for n in sums.values()) or sums != _problem_sums(pages):  # type: ignore[attr-defined]
             raise ValueError("outcome record: field 'problems' is not the sum of its pages' problems")
         return Outcome(DocumentRecord(**doc), pages, raw["job_hash"])  # type: ignore[arg-type]
 
