@@ -35,6 +35,9 @@ def add_commands(sub: Any) -> None:
                    help="extract again every file, though unchanged (e.g. after an extraction fix)")
     p.add_argument("--dry-run", action="store_true",
                    help="list what would be indexed and pruned; change nothing")
+    p.add_argument("--watch", action="store_true",
+                   help="catch up (pruning among the paths), then keep the index current as files are added, "
+                        "changed, moved or deleted, until Ctrl-C")
     _index_arg(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -66,11 +69,54 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         options = IngestOptions(index_dir=args.index, recursive=args.recursive, password_file=args.password_file,
                                 workers=args.workers, prune=args.prune, retry_failed=args.retry_failed,
                                 force=args.force, dry_run=args.dry_run, settings=config.load())
+        if args.watch:
+            if args.dry_run:
+                raise CliError("--watch and --dry-run cannot be used together")
+            return _watch(args, options)
         summary = ingest(args.paths, options, progress=NoProgress if getattr(args, "quiet", False) else Progress)
     print(render_dry_run(summary) if summary.dry_run else render_summary(summary))
     if summary.interrupted:
         return EXIT_INTERRUPTED
     return 0 if summary.complete else EXIT_INCOMPLETE
+
+
+def _watch(args: argparse.Namespace, options: Any) -> int:
+    """``ingest --watch``: a line for each round of changes; Ctrl-C ends it (exit 0
+    while waiting: nothing is lost, the index holds every round; 130 when it cut a
+    round short, which the next run catches up with)."""
+    from pdfindex.workers.watch import Round, watch  # noqa: PLC0415
+
+    cut_short = False
+
+    def report(done: Round) -> None:
+        nonlocal cut_short
+        if done.error:
+            print(f"pdfindex: watch: {shown(done.error)}", file=sys.stderr, flush=True)
+        if done.summary is not None:
+            s = done.summary
+            if s.interrupted:
+                cut_short = True
+                raise KeyboardInterrupt
+            print(f"{time.strftime('%H:%M:%S')} indexed {s.indexed + s.empty}, unchanged {s.unchanged}, "
+                  f"failed {len(s.failed) + len(s.encrypted)}"
+                  + (f", pruned {s.pruned}" if s.pruned else ""), flush=True)
+            for path, reason in s.encrypted + s.failed:
+                print(f"  FAILED {shown(path)}: {shown(reason)}", flush=True)
+            for line in _notes(s):
+                print(line, flush=True)
+        if done.removed is not None:
+            for path in done.removed.paths:
+                print(f"{time.strftime('%H:%M:%S')} removed {shown(path)}", flush=True)
+
+    print(f"watching {len(args.paths)} path{'s' if len(args.paths) != 1 else ''}; Ctrl-C stops", flush=True)
+    try:
+        watch(args.paths, options, report=report)
+    except KeyboardInterrupt:
+        if cut_short:
+            print("interrupted: the index holds everything committed so far; the next run catches up", flush=True)
+            return EXIT_INTERRUPTED
+        print("stopped watching; the index holds every change seen", flush=True)
+    return 0
 
 
 def _skipped(summary: Summary) -> str | None:

@@ -143,3 +143,37 @@ def test_a_copy_deleted_keeps_the_document(tmp_path: Path) -> None:
     _run(folder, index, actions)
     ix = PageIndex(index, create=False)
     assert find(ix, page_word("twin", 1)) and sorted(docs_by_path(ix)) == [str(folder / "two.pdf")]
+
+
+def test_the_cli_watches_until_ctrl_c(tmp_path: Path) -> None:
+    """``pdfindex ingest --watch``: a file dropped in is found by search, a file
+    deleted is gone, Ctrl-C ends it with exit 0 and no traceback."""
+    import os
+    import signal
+    import subprocess
+
+    from tests.ingest_helpers import cli_argv, cli_env, run_cli, wait_for
+
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    write(folder / "first.pdf", text_pdf("first", 1))
+    env = cli_env(PDFINDEX_WORKERS="1")
+    proc = subprocess.Popen(cli_argv("ingest", folder, "--watch", "--index", index), env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        def hits(word: str) -> bool:
+            if not (index / "current").exists():
+                return False
+            r = run_cli("search", word, "--index", index, env=env)
+            return r.returncode == 0 and ("first.pdf" in r.stdout or "second.pdf" in r.stdout)
+
+        wait_for(lambda: hits(page_word("first", 1)), 60, "the catch-up to index first.pdf")
+        write(folder / "second.pdf", text_pdf("second", 1))
+        wait_for(lambda: hits(page_word("second", 1)), 60, "second.pdf to be indexed")
+        (folder / "first.pdf").unlink()
+        wait_for(lambda: not hits(page_word("first", 1)), 60, "first.pdf to be removed")
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out + err
+    assert "stopped watching" in out and f"removed {folder / 'first.pdf'}" in out
+    assert "Traceback" not in err, err

@@ -117,12 +117,17 @@ def watch(paths: Iterable[Path | str], options: IngestOptions | None = None,
     targets = [str(Path(p).absolute()) for p in paths]
     report = report or (lambda _round: None)
     stop = stop or threading.Event()
-    # Catching up: everything changed while no watch ran, and what went missing.
-    report(Round(summary=ingest(targets, dataclasses.replace(options, prune=True, dry_run=False))))
     pending = _Pending()
     tick = max(50, int(settle * 500))
+    caught_up = False
     for changes in events(*targets, debounce=debounce_ms, step=50, rust_timeout=tick, yield_on_timeout=True,
                           stop_event=stop, recursive=options.recursive, raise_interrupt=True):
+        if not caught_up:
+            # The watcher runs from the first batch on (it keeps what happens meanwhile),
+            # so the catch-up misses nothing: everything changed while no watch ran,
+            # and what went missing, pruned among the paths.
+            caught_up = True
+            report(Round(summary=ingest(targets, dataclasses.replace(options, prune=True, dry_run=False))))
         now = time.monotonic()
         _note(pending, changes, now)
         ready = _settled(pending, now, settle)
