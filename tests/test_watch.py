@@ -177,3 +177,52 @@ def test_the_cli_watches_until_ctrl_c(tmp_path: Path) -> None:
     assert proc.returncode == 0, out + err
     assert "stopped watching" in out and f"removed {folder / 'first.pdf'}" in out
     assert "Traceback" not in err, err
+
+
+CELERY_REDIS_URL = "redis://127.0.0.1:6379/7"
+
+
+def test_watch_on_celery_workers(tmp_path: Path) -> None:
+    """The same watch with PDFINDEX_BROKER_URL: rounds go to real Celery workers
+    (Redis database 7); an added file is indexed, a moved one keeps its pages."""
+    import os
+    import signal
+    import subprocess
+
+    from tests.ingest_helpers import cli_argv, cli_env, flushed_redis, run_cli, spawn_worker, wait_for, wait_ready
+
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    write(folder / "first.pdf", text_pdf("cfirst", 1))
+    env = cli_env(PDFINDEX_BROKER_URL=CELERY_REDIS_URL, PDFINDEX_ROOTS=str(tmp_path), PDFINDEX_INDEX_DIR=str(index))
+    with flushed_redis(CELERY_REDIS_URL):
+        workers = [spawn_worker("wex", "extract", 1, env, tmp_path), spawn_worker("wwr", "index", 1, env, tmp_path)]
+        proc = None
+        try:
+            wait_ready(workers)
+            proc = subprocess.Popen(cli_argv("ingest", folder, "--watch", "--recursive"), env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+            def where(word: str) -> str:
+                if not (index / "current").exists():
+                    return ""
+                r = run_cli("search", word, "--index", index, env=env)
+                return r.stdout if r.returncode == 0 else ""
+
+            wait_for(lambda: "first.pdf" in where(page_word("cfirst", 1)), 90, "the catch-up on Celery")
+            write(folder / "second.pdf", text_pdf("csecond", 1))
+            wait_for(lambda: "second.pdf" in where(page_word("csecond", 1)), 90, "second.pdf through Celery")
+            (folder / "sub").mkdir()
+            (folder / "first.pdf").rename(folder / "sub" / "first.pdf")
+            wait_for(lambda: str(folder / "sub" / "first.pdf") in where(page_word("cfirst", 1))
+                     and str(folder / "first.pdf") + " " not in where(page_word("cfirst", 1)), 90, "the move")
+        finally:
+            if proc is not None:
+                os.killpg(proc.pid, signal.SIGINT)
+                out, err = proc.communicate(timeout=30)
+            for worker in workers:
+                worker.stop()
+    assert proc.returncode == 0, out + err
+    assert "Traceback" not in err, err
+    # the move was a path change: the second round extracted nothing
+    rounds = [line for line in out.splitlines() if " indexed " in line]
+    assert rounds[0].split(" indexed ")[1].startswith("1,") and any(" indexed 0," in line for line in rounds), out
