@@ -181,7 +181,7 @@ def test_hostile_file_names_are_shown_escaped_and_kept_exactly(tmp_path: Path) -
     broken.write_bytes(corrupt_pdf())
     index = tmp_path / "index"
     r = run_cli("ingest", folder, "--index", index)
-    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.returncode == 5, r.stdout + r.stderr  # finished, with the broken file failed
     assert "Traceback" not in r.stderr
     for out in (r.stdout, r.stderr):
         assert "\x1b" not in out and "\x07" not in out
