@@ -224,7 +224,8 @@ def test_celery_client_ctrl_c_stops_at_once_and_the_workers_finish_the_files(tmp
         shown = repr(str(path))
         assert re.search(rf"Task pdfindex\.extract {re.escape(shown)}\[[0-9a-f-]+\] received", log), (shown, log)
         assert re.search(rf"Task pdfindex\.extract {re.escape(shown)}\[[0-9a-f-]+\] succeeded in ", log), (shown, log)
-        assert f"pdfindex: extracting {shown} (attempt 1, " in log, (shown, log)
+        assert re.search(rf"pdfindex: {re.escape(shown)}: extracting [0-9a-f]{{64}} \(attempt 1\) in process \d+$",
+                         log, re.M), (shown, log)
         assert f"pdfindex: indexed {shown} (1 pages) handed to the index writer" in log, (shown, log)
     assert not any(line.startswith("Task forged") for line in log.splitlines()), log
 

@@ -142,8 +142,9 @@ def extract(self: Task, *args: Any, **kwargs: Any) -> None:
         return
     r = queue.client(settings)
     attempts = queue.retrying(lambda: queue.count_attempt(r, job.run_id, job.doc_hash))
-    log.info("pdfindex: extracting %r (attempt %d, %s) in process %d", job.path[:SHOWN_PATH], attempts,
-             job.doc_hash[:16], os.getpid())
+    # The path first: tests and operators find "extracting <hash> (attempt N) in process <pid>".
+    log.info("pdfindex: %r: extracting %s (attempt %d) in process %d", job.path[:SHOWN_PATH], job.doc_hash,
+             attempts, os.getpid())
     if attempts > settings.max_attempts:
         outcome = failed(Path(job.path), job.doc_hash, Status.FAILED,
                          f"gave up after {attempts - 1} attempts: the file stopped its worker each time", attempts)
