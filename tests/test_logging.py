@@ -170,6 +170,23 @@ def test_importing_the_pipeline_leaves_pdfminers_logger_alone(host_level: str | 
     assert root_handlers == 0  # no logging set up at import
 
 
+def test_celery_worker_logging_drops_pdfminer_damage_but_not_ours() -> None:
+    """Celery's own logging set-up (what `celery worker` runs) gets the same pdfminer
+    filter on its handlers; pdfminer's logger level stays untouched."""
+    code = ("import logging; from pdfindex.workers.app import app; app.log.setup(loglevel='INFO'); "
+            "logging.getLogger('pdfminer.pdfparser').warning('recoverable damage'); "
+            "logging.getLogger('pdfminer.pdfdocument').error('a pdfminer error'); "
+            "logging.getLogger('pdfindex.workers.queue').warning('one of ours'); "
+            "print('LEVEL', logging.getLogger('pdfminer').level)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=cli_env(), capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "LEVEL 0" in r.stdout
+    output = r.stdout + r.stderr
+    assert "a pdfminer error" in output and "one of ours" in output, output
+    assert "recoverable damage" not in output, output
+
+
 # ---- Celery: the worker's log names each file; Ctrl-C on the client ------------------------
 
 def _default_sigint() -> None:

@@ -27,6 +27,7 @@ refuses it; see docs/security.md.
 """
 from __future__ import annotations
 
+import logging
 import os
 import ssl
 import sys
@@ -36,7 +37,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import celery
 from celery import Celery
-from celery.signals import celeryd_init
+from celery.signals import after_setup_logger, after_setup_task_logger, celeryd_init
 
 from pdfindex import config
 from . import queue
@@ -185,6 +186,21 @@ def startup_problem(s: config.Settings) -> str | None:
     except BrokerError as exc:
         return str(exc)
     return None
+
+
+def _not_pdfminer_damage(record: logging.LogRecord) -> bool:
+    """pdfminer.six logs the damage it recovers from at WARNING, naming no file; the
+    extractor records it as the page's problems instead. Dropped from the worker's
+    log handlers; pdfminer's own logger is left as it is (never set at import)."""
+    return not (record.levelno < logging.ERROR and (record.name == "pdfminer" or record.name.startswith("pdfminer.")))
+
+
+@after_setup_logger.connect
+@after_setup_task_logger.connect
+def _filter_pdfminer(logger: logging.Logger | None = None, **_: Any) -> None:
+    for handler in logger.handlers if logger is not None else ():
+        if _not_pdfminer_damage not in handler.filters:
+            handler.addFilter(_not_pdfminer_damage)
 
 
 @celeryd_init.connect
