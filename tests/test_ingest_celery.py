@@ -549,8 +549,9 @@ def test_ingest_completes_after_a_redis_restart(tmp_path: Path) -> None:
     server.start()
     folder, index = tmp_path / "docs", tmp_path / "index"
     paths = [write(folder / f"f{i:02d}.pdf", slow_pdf(f"restart{i}", 1, 2_000)) for i in range(8)]
+    # One page a batch: the writer commits each file on its own (it batches files otherwise).
     cluster = Cluster(server.url, tmp_path, file_timeout="60", file_hard_timeout="90", roots=str(tmp_path),
-                      index_dir=str(index))
+                      index_dir=str(index), batch_pages="1")
     client = None
     try:
         cluster.start(("ex1", "extract", 1), ("writer", "index", 1))

@@ -192,6 +192,19 @@ def test_one_kick_is_sent_until_the_writer_starts_draining(broker: redis.Redis, 
     assert queue.kick(broker, lambda: sent.append(3), force=True) and sent == [1, 2, 3]
 
 
+def test_a_kick_that_could_not_be_sent_leaves_no_pending_key(broker: redis.Redis) -> None:
+    """A publish that fails (the broker restarting) must not leave the key set: the
+    retried kick would find it and send nothing, and no hand-off would kick again."""
+    def unreachable() -> None:
+        raise redis.ConnectionError("the broker went away")
+
+    with pytest.raises(redis.ConnectionError):
+        queue.kick(broker, unreachable)
+    assert not broker.exists(queue.KICK)
+    sent: list[int] = []
+    assert queue.kick(broker, lambda: sent.append(1)) and sent == [1]
+
+
 def test_a_deferred_batch_whose_lock_is_stolen_stays_in_writing(broker: redis.Redis, tmp_path: Path) -> None:
     docs, root = tmp_path / "docs", tmp_path / "index"
     index = PageIndex(root)

@@ -500,13 +500,20 @@ def _unwritable(handoff: HandOff, exc: BaseException, write: WriteBatch,
 def kick(r: redis.Redis, send: Callable[[], object], *, force: bool = False) -> bool:
     """Send a write kick (``send()``) unless one is pending already; ``force`` sends
     one anyway (a waiting client's remedy for a kick lost with its worker). Returns
-    whether one was sent. The hand-off item must be pushed BEFORE this is called:
+    whether one was sent; if ``send()`` fails, the key is cleared again (else a
+    retried kick would find it set and send nothing). The hand-off item must be
+    pushed BEFORE this is called:
     the writer clears the key before it reads the lists, so every item is either seen
     by a drain that had already cleared the key, or sets the key and kicks anew."""
-    if r.set(KICK, b"1", nx=not force, ex=KICK_SECONDS):
+    if not r.set(KICK, b"1", nx=not force, ex=KICK_SECONDS):
+        return False
+    try:
         send()
-        return True
-    return False
+    except BaseException:
+        with suppress(redis.RedisError):  # no kick went out: let the next try (or hand-off) send one
+            r.delete(KICK)
+        raise
+    return True
 
 
 #: When the batch waiting in pdfindex:writing began to wait (the writer's clock).
