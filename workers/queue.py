@@ -442,6 +442,30 @@ class WriterLock:
 WriteBatch = Callable[[list[HandOff], Callable[[], None]], list[dict[str, Any]]]
 
 
+class _Parsed:
+    """Items of the waiting batch this process has validated already, by their exact
+    bytes: a batch waiting for more files is read again from pdfindex:writing by every
+    drain (about once a second), and parsing it each time cost the writer more CPU
+    than it saved. The same bytes under the same roots and verifier parse the same,
+    so a hit is as safe as a parse; only the current batch is kept."""
+
+    def __init__(self) -> None:
+        self.owner: tuple[tuple[Path, ...], object] | None = None
+        self.items: dict[Any, HandOff] = {}
+
+    def get(self, raw: Any, roots: Sequence[Path], verify: object) -> HandOff | None:
+        owner = (tuple(roots), verify)
+        if owner != self.owner:
+            self.owner, self.items = owner, {}
+        return self.items.get(raw)
+
+    def keep(self, kept: dict[Any, HandOff]) -> None:
+        self.items = kept
+
+
+_PARSED = _Parsed()
+
+
 def _take(r: redis.Redis, raw: Any, roots: Sequence[Path], verify: Callable[[bytes], bytes] | None,
           source: str) -> HandOff | None:
     try:
@@ -577,8 +601,13 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
     with WriterLock(r, lock_seconds) as lock:
         r.delete(KICK)  # draining starts: an item pushed from now on sends a new kick
         while True:
-            batch = [h for raw in r.lrange(WRITING, 0, -1)  # left by a killed or waiting writer
-                     if (h := _take(r, raw, roots, verify, WRITING)) is not None]
+            batch: list[HandOff] = []
+            seen: dict[Any, HandOff] = {}
+            for stored in r.lrange(WRITING, 0, -1):  # left by a killed or waiting writer
+                handoff = _PARSED.get(stored, roots, verify) or _take(r, stored, roots, verify, WRITING)
+                if handoff is not None:
+                    batch.append(handoff)
+                    seen[stored] = handoff
             pages = sum(len(h.outcome.pages) for h in batch)
             fresh = 0
             while pages < batch_pages:
@@ -588,6 +617,7 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
                 handoff = _take(r, raw, roots, verify, RESULTS)
                 if handoff is not None:  # a dropped item does not count: forged ones cannot hold a batch back
                     batch.append(handoff)
+                    seen[raw] = handoff
                     pages += len(handoff.outcome.pages)
                     fresh += 1
             if not batch:
@@ -595,6 +625,7 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
             if defer is not None and pages < batch_pages:
                 wait = _wait_for_more(r, fresh, idle)
                 if wait > 0:
+                    _PARSED.keep(seen)
                     log.debug("pdfindex writer: %d files (%d pages) wait %.2f s for more", len(batch), pages, wait)
                     defer(max(wait, MIN_DEFER_SECONDS))
                     return written
@@ -606,6 +637,7 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
                 pipe.expire(run_key(handoff.run_id), 7 * 24 * 3600)
             pipe.execute()
             lock.ensure()
+            _PARSED.keep({})
             r.delete(WRITING, WAITING_SINCE, LAST_NEW)
             written += len(batch)
 
