@@ -192,6 +192,16 @@ def test_one_kick_is_sent_until_the_writer_starts_draining(broker: redis.Redis, 
     assert queue.kick(broker, lambda: sent.append(3), force=True) and sent == [1, 2, 3]
 
 
+def test_a_client_whose_files_are_all_handed_off_has_the_batch_committed_at_once(
+        broker: redis.Redis, tmp_path: Path) -> None:
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    defer = Deferrals()
+    broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(2)))
+    broker.set(queue.WRITE_NOW, b"1")  # what the waiting client sets (distributed._write_now)
+    assert queue.drain(broker, 2000, _real_write(PageIndex(root)), (docs,), defer=defer) == 2
+    assert defer.calls == [] and not broker.exists(queue.WRITE_NOW)
+
+
 def test_a_kick_that_could_not_be_sent_leaves_no_pending_key(broker: redis.Redis) -> None:
     """A publish that fails (the broker restarting) must not leave the key set: the
     retried kick would find it and send nothing, and no hand-off would kick again."""

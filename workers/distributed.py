@@ -108,6 +108,24 @@ def _rekick(r: redis.Redis) -> None:
             queue.kick(r, write.delay, force=True)
 
 
+def _write_now(r: redis.Redis, remaining: int) -> bool:
+    """When every file this run still waits for is in the hand-off lists (they may
+    hold other runs' items too: then this only comes early), ask the writer to commit
+    without its quiet second (queue.WRITE_NOW). Returns whether it asked."""
+    from .tasks import write  # noqa: PLC0415 - the Celery app only when a broker is used
+
+    try:
+        if int(r.llen(queue.RESULTS)) + int(r.llen(queue.WRITING)) < remaining:
+            return False
+        r.set(queue.WRITE_NOW, b"1", ex=60)
+        # A kick sent by a hand-off runs soon and sees the flag; the writer's own
+        # delayed kick would come a second later: kick now then.
+        queue.kick(r, write.delay, force=r.get(queue.KICK) == queue.DELAYED)
+    except redis.RedisError:
+        return False
+    return True
+
+
 def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary, progress: Progress) -> None:
     from .tasks import extract  # noqa: PLC0415 - the Celery app only when a broker is used
 
@@ -126,6 +144,7 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
     enqueue(jobs)
     done: set[str] = set()
     last_progress = last_kick = time.monotonic()
+    asked_at = -1  # files done when the writer was last asked to commit at once
     try:
         while len(done) < len(by_hash):
             try:
@@ -157,6 +176,8 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
                     summary.add(info)
                     progress.advance()
                     last_progress = time.monotonic()
+            if len(done) < len(by_hash) and asked_at != len(done) and _write_now(r, len(by_hash) - len(done)):
+                asked_at = len(done)
             now = time.monotonic()
             if now - last_progress > _QUIET_WARNING:
                 _warn_quiet(r)

@@ -521,7 +521,11 @@ def _unwritable(handoff: HandOff, exc: BaseException, write: WriteBatch,
     return info
 
 
-def kick(r: redis.Redis, send: Callable[[], object], *, force: bool = False) -> bool:
+#: The pending-kick key's value when the pending kick is the writer's own delayed one.
+DELAYED = b"delayed"
+
+
+def kick(r: redis.Redis, send: Callable[[], object], *, force: bool = False, value: bytes = b"1") -> bool:
     """Send a write kick (``send()``) unless one is pending already; ``force`` sends
     one anyway (a waiting client's remedy for a kick lost with its worker). Returns
     whether one was sent; if ``send()`` fails, the key is cleared again (else a
@@ -529,7 +533,7 @@ def kick(r: redis.Redis, send: Callable[[], object], *, force: bool = False) -> 
     pushed BEFORE this is called:
     the writer clears the key before it reads the lists, so every item is either seen
     by a drain that had already cleared the key, or sets the key and kicks anew."""
-    if not r.set(KICK, b"1", nx=not force, ex=KICK_SECONDS):
+    if not r.set(KICK, value, nx=not force, ex=KICK_SECONDS):
         return False
     try:
         send()
@@ -544,6 +548,10 @@ def kick(r: redis.Redis, send: Callable[[], object], *, force: bool = False) -> 
 WAITING_SINCE = "pdfindex:writing-since"
 #: When a drain last took a new item from pdfindex:results (the writer's clock).
 LAST_NEW = "pdfindex:writing-last-new"
+#: Set by an ingest client once every file it waits for is handed off: the next drain
+#: commits what it holds at once instead of waiting for the quiet second. (Set by
+#: anyone else, it only makes a commit come earlier.)
+WRITE_NOW = "pdfindex:write-now"
 #: A batch that keeps growing without reaching ``batch_pages`` is committed after this
 #: long all the same, so waiting clients see progress while files trickle in.
 MAX_WAIT_SECONDS = 10.0
@@ -622,7 +630,7 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
                     fresh += 1
             if not batch:
                 return written
-            if defer is not None and pages < batch_pages:
+            if defer is not None and pages < batch_pages and not r.delete(WRITE_NOW):
                 wait = _wait_for_more(r, fresh, idle)
                 if wait > 0:
                     _PARSED.keep(seen)

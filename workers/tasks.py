@@ -181,7 +181,7 @@ def _defer(r: redis.Redis) -> queue.Defer:
     """The writer's batch waits for more files: one kick, ``seconds`` from now (none
     if a hand-off has sent one meanwhile)."""
     def defer(seconds: float) -> None:
-        queue.kick(r, lambda: write.apply_async(countdown=seconds))
+        queue.kick(r, lambda: write.apply_async(countdown=seconds), value=queue.DELAYED)
 
     return defer
 
