@@ -430,7 +430,7 @@ def test_file_that_keeps_killing_its_worker_is_given_up(
     finally:
         if client is not None:
             reap(client)
-    assert client.returncode == 0, stdout + stderr
+    assert client.returncode == 5, stdout + stderr  # finished, with the file failed
     summary = parse_summary(stdout)
     assert (summary.indexed, summary.failed) == (1, 1)
     assert "gave up after 1 attempts" in summary.failures[str(slow)]
