@@ -10,9 +10,10 @@ The score of a Whoosh phrase is the score of the AND of its words (the span
 matcher wraps the intersection and passes its score through), so the intersection's
 block quality bounds it too. ``AdjacentPhrase`` keeps that score and Whoosh's
 ``Phrase`` for everything else (terms, highlighting, slop), and matches with the
-intersection of the words' matchers, skipping blocks by quality as a term query does,
-and checks adjacency only on the pages it stops at: positions decoded with one
-C-level pass and compared as sets.
+intersection of the words' matchers (which can skip blocks by quality, though
+indexer/search.py collects phrase queries without it: for common words it skips
+almost nothing and costs the exact total), and checks adjacency only on the pages it
+stops at: positions decoded with one C-level pass and compared as sets.
 """
 from __future__ import annotations
 
@@ -58,16 +59,12 @@ class _AdjacentMatcher(WrappingMatcher):
                 return False
         return True
 
-    def _find_next(self, floor: float | None = None) -> bool:
+    def _find_next(self) -> bool:
         """Move to the next adjacent match; True if a new block was entered (the
-        collector then checks block quality again). Within a skip to quality
-        ``floor``, a block entered on the way is skipped too if it cannot reach it."""
+        collector then checks block quality again)."""
         child, entered = self.child, False
         while child.is_active() and not self._adjacent():
-            if child.next():
-                entered = True
-                if floor is not None and child.is_active() and child.block_quality() <= floor:
-                    child.skip_to_quality(floor)
+            entered = bool(child.next()) or entered
         return entered
 
     def replace(self, minquality: float = 0) -> Any:
@@ -83,9 +80,8 @@ class _AdjacentMatcher(WrappingMatcher):
         return self._find_next() or entered
 
     def skip_to_quality(self, minquality: float) -> int:
-        floor = minquality / self.boost
-        skipped = self.child.skip_to_quality(floor)
-        self._find_next(floor)
+        skipped = self.child.skip_to_quality(minquality / self.boost)
+        self._find_next()
         return skipped
 
     def all_ids(self) -> Any:
