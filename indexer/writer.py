@@ -87,9 +87,14 @@ def _failure(doc: DocumentRecord, problem: str) -> DocumentRecord:
 class PageWriter:
     """Batches of document replacements and deletions, written at commit.
 
-    Operations are kept until the commit (the lock is taken at the first one), so a
+    A document new to the index (neither its content nor any of its paths is
+    there, nor in this batch) is analysed and added at once, so a bulk ingest
+    indexes while extraction goes on instead of all at its commit. Every other
+    operation is kept until the commit (the lock is taken at the first one), so a
     document added twice in one batch, or two versions of one path, end as one:
     Whoosh's delete_by_term does not reach documents added by the same writer.
+    An operation on what was added at once commits the batch first, for the same
+    reason.
 
     ``rejected`` lists, for every document the index could not take, the failure
     record written in its place (or, where even that was impossible, as for a
@@ -106,7 +111,12 @@ class PageWriter:
         # doc_hash → (record, pages) to add, or None to delete; path → doc_hash added.
         self._ops: dict[str, tuple[DocumentRecord, list[PageRecord]] | _PathChange | None] = {}
         self._paths: dict[str, str] = {}
+        # What was added at once: doc_hash → its paths, and those paths.
+        self._added: dict[str, list[str]] = {}
+        self._added_paths: set[str] = set()
+        self._searcher: Any = None  # of the index as the lock found it
         self._pending = 0
+        self._rejected: list[DocumentRecord] = []  # by this batch, so far
         self.rejected: list[DocumentRecord] = []
 
     def __enter__(self) -> PageWriter:
@@ -132,7 +142,11 @@ class PageWriter:
             ix.storage.tracked = []
             try:
                 self._writer = SegmentWriter(ix, _lk=False)
+                self._searcher = self._writer.searcher()
             except BaseException:
+                if self._writer is not None:
+                    self._abandon(self._writer)
+                    self._writer = None
                 with contextlib.suppress(Exception):
                     store.remove_orphans(ix.storage, ix.indexname)
                 store.close_tracked(ix.storage)
@@ -145,6 +159,12 @@ class PageWriter:
         file) with the record and pages given; commits when the batch is full."""
         self._lock()
         path = doc.path if isinstance(doc.path, str) else repr(doc.path)
+        if self._touches_added(doc.doc_hash, path):
+            self.commit()
+            self._lock()
+        if doc.doc_hash not in self._ops and path not in self._paths and self._is_new(doc):
+            self._add_now(doc, pages)
+            return
         earlier = self._paths.get(path)
         if earlier is not None and earlier != doc.doc_hash:
             self._ops.pop(earlier, None)
@@ -156,7 +176,41 @@ class PageWriter:
             doc = _with_paths(doc, list(dict.fromkeys(kept)))
         self._ops[doc.doc_hash] = (doc, pages)
         self._paths[path] = doc.doc_hash
-        self._pending += 1 + len(pages)
+        self._count(1 + len(pages))
+
+    def _touches_added(self, doc_hash: str, path: str | None) -> bool:
+        return doc_hash in self._added or (path is not None and path in self._added_paths)
+
+    def _is_new(self, doc: DocumentRecord) -> bool:
+        """Whether nothing in the index has this content or any of its paths (in
+        the ``path`` field too, as an index built before ``paths`` holds them)."""
+        if not isinstance(doc.doc_hash, str) or not doc.doc_hash or _BAD_HASH.search(doc.doc_hash):
+            return False
+        if not all(isinstance(p, str) for p in doc.all_paths):
+            return False
+        found = self._searcher.document_number
+        return found(doc_hash=doc.doc_hash) is None and all(
+            found(path=path_term(p)) is None and found(paths=path_term(p)) is None for p in doc.all_paths)
+
+    def _add_now(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
+        """Analyse and add a new document now. Ctrl-C is held meanwhile: a document
+        half added could be neither committed nor taken back."""
+        writer = self._writer
+        assert writer is not None
+        with _signals_deferred():
+            try:
+                with store.storage_faults(Path(self._root), "adding a document to the batch", written=True):
+                    for fields in self._documents(writer.schema, doc, pages, self._rejected):
+                        writer.add_document(**fields)
+            except BaseException:
+                self.cancel()  # the batch so far goes too: the caller learns it was not written
+                raise
+        self._added[doc.doc_hash] = doc.all_paths
+        self._added_paths.update(doc.all_paths)
+        self._count(1 + len(pages))
+
+    def _count(self, operations: int) -> None:
+        self._pending += operations
         if self._pending >= self._batch_pages:
             self.commit()
 
@@ -171,6 +225,9 @@ class PageWriter:
 
     def _change_paths(self, doc_hash: str, add: str | None = None, remove: str | None = None) -> None:
         self._lock()
+        if self._touches_added(doc_hash, add):
+            self.commit()
+            self._lock()
         op = self._ops.get(doc_hash, _PathChange())
         if op is None:
             return
@@ -188,12 +245,13 @@ class PageWriter:
                 op.remove.append(remove)
                 op.add = [p for p in op.add if p != remove]
             self._ops[doc_hash] = op
-        self._pending += 1
-        if self._pending >= self._batch_pages:
-            self.commit()
+        self._count(1)
 
     def delete(self, doc_hash: str) -> None:
         self._lock()
+        if self._touches_added(doc_hash, None):
+            self.commit()
+            self._lock()
         self._ops.pop(doc_hash, None)
         self._ops[doc_hash] = None
         self._pending += 1
@@ -204,11 +262,12 @@ class PageWriter:
         writer = self._writer
         if writer is None:
             return
-        rejected: list[DocumentRecord] = []
+        rejected = self._rejected
         with _signals_deferred():
             try:
                 with store.storage_faults(Path(self._root), "committing a batch", written=True):
                     self._apply(writer, rejected)
+                    self._close_searcher()
                     writer.commit(mergetype=tiered_merge)
             except BaseException:
                 if not self._landed(writer):
@@ -227,53 +286,50 @@ class PageWriter:
         to one document is taken from any other that held it (a changed file, or a
         copy replacing another content); one left without paths is deleted."""
         schema = writer.schema
-        searcher = writer.searcher()
-        try:
-            adds: dict[str, tuple[DocumentRecord, list[PageRecord]] | list[dict[str, Any]]] = {}
-            deletes: list[str] = []
-            taken: dict[str, set[str]] = {}  # doc_hash → paths other documents now hold
+        searcher = self._searcher
+        adds: dict[str, tuple[DocumentRecord, list[PageRecord]] | list[dict[str, Any]]] = {}
+        deletes: list[str] = []
+        taken: dict[str, set[str]] = {}  # doc_hash → paths other documents now hold
 
-            def claim(doc_hash: str, paths: list[str]) -> None:
-                for path in paths:
-                    for stored in searcher.documents(paths=path_term(path), kind=KIND_DOC):
-                        other = stored.get("doc_hash")
-                        if isinstance(other, str) and other != doc_hash and other not in self._ops:
-                            taken.setdefault(other, set()).add(path)
+        def claim(doc_hash: str, paths: list[str]) -> None:
+            for path in paths:
+                for stored in searcher.documents(paths=path_term(path), kind=KIND_DOC):
+                    other = stored.get("doc_hash")
+                    if isinstance(other, str) and other != doc_hash and other not in self._ops:
+                        taken.setdefault(other, set()).add(path)
 
-            for doc_hash, op in self._ops.items():
-                if not isinstance(doc_hash, str) or not doc_hash or _BAD_HASH.search(doc_hash):
-                    if isinstance(op, tuple):
-                        rejected.append(_failure(op[0], f"the document hash {doc_hash!r} is not a plain text key"))
-                    continue
-                deletes.append(doc_hash)
-                if op is None:
-                    continue
-                stored_docs = list(searcher.documents(doc_hash=doc_hash))
-                record = next((d for d in stored_docs if d.get("kind") == KIND_DOC), None)
-                known = list(record.get("paths") or [record.get("path", "")]) if record else []
+        for doc_hash, op in self._ops.items():
+            if not isinstance(doc_hash, str) or not doc_hash or _BAD_HASH.search(doc_hash):
                 if isinstance(op, tuple):
-                    doc, pages = op
-                    if known and isinstance(doc.path, str):
-                        doc = _with_paths(doc, list(dict.fromkeys([*doc.all_paths, *known])))
-                    claim(doc_hash, [doc.path] if isinstance(doc.path, str) else [])
-                    adds[doc_hash] = (doc, pages)
-                elif record is not None:
-                    paths = [p for p in dict.fromkeys([*known, *op.add]) if p not in op.remove]
-                    claim(doc_hash, op.add)
-                    if paths:
-                        adds[doc_hash] = self._restored(stored_docs, paths)
-                # a path change for a document not in the index changes nothing
-            for other, lost in taken.items():
-                stored_docs = list(searcher.documents(doc_hash=other))
-                record = next((d for d in stored_docs if d.get("kind") == KIND_DOC), None)
-                if record is None:
-                    continue
-                deletes.append(other)
-                left = [p for p in (record.get("paths") or [record.get("path", "")]) if p not in lost]
-                if left:
-                    adds[other] = self._restored(stored_docs, left)
-        finally:
-            searcher.close()
+                    rejected.append(_failure(op[0], f"the document hash {doc_hash!r} is not a plain text key"))
+                continue
+            deletes.append(doc_hash)
+            if op is None:
+                continue
+            stored_docs = list(searcher.documents(doc_hash=doc_hash))
+            record = next((d for d in stored_docs if d.get("kind") == KIND_DOC), None)
+            known = list(record.get("paths") or [record.get("path", "")]) if record else []
+            if isinstance(op, tuple):
+                doc, pages = op
+                if known and isinstance(doc.path, str):
+                    doc = _with_paths(doc, list(dict.fromkeys([*doc.all_paths, *known])))
+                claim(doc_hash, [doc.path] if isinstance(doc.path, str) else [])
+                adds[doc_hash] = (doc, pages)
+            elif record is not None:
+                paths = [p for p in dict.fromkeys([*known, *op.add]) if p not in op.remove]
+                claim(doc_hash, op.add)
+                if paths:
+                    adds[doc_hash] = self._restored(stored_docs, paths)
+            # a path change for a document not in the index changes nothing
+        for other, lost in taken.items():
+            stored_docs = list(searcher.documents(doc_hash=other))
+            record = next((d for d in stored_docs if d.get("kind") == KIND_DOC), None)
+            if record is None:
+                continue
+            deletes.append(other)
+            left = [p for p in (record.get("paths") or [record.get("path", "")]) if p not in lost]
+            if left:
+                adds[other] = self._restored(stored_docs, left)
         for doc_hash in deletes:
             writer.delete_by_term("doc_hash", doc_hash)
         for doc_hash, item in adds.items():
@@ -348,9 +404,19 @@ class PageWriter:
         self._release()
         self._reset()
 
+    def _close_searcher(self) -> None:
+        searcher, self._searcher = self._searcher, None
+        if searcher is not None:
+            with contextlib.suppress(Exception):
+                searcher.close()
+
     def _reset(self) -> None:
+        self._close_searcher()
         self._writer = None
         self._ops.clear()
         self._paths.clear()
+        self._added.clear()
+        self._added_paths.clear()
+        self._rejected = []
         self._pending = 0
 

@@ -161,6 +161,48 @@ def test_changed_file_in_one_batch_replaces_the_old_version(tmp_path: Path) -> N
     assert [d.doc_hash for d in ix.documents()] == [sha("v2")]
 
 
+# ---- documents new to the index are added at once; what touches them later commits first ----
+
+def test_a_copy_of_a_document_added_in_the_same_batch_joins_its_paths(tmp_path: Path) -> None:
+    ix = PageIndex(tmp_path / "index")
+    with ix.writer() as writer:
+        writer.add(*_doc("copy", "/a/copy.pdf", "copied words"))
+        writer.add(*_doc("copy", "/b/copy.pdf", "copied words"))
+    (doc,) = ix.documents()
+    assert sorted(doc.all_paths) == ["/a/copy.pdf", "/b/copy.pdf"]
+    assert ix.search("copied").total == 1
+
+
+def test_path_changes_and_deletions_reach_documents_added_in_the_same_batch(tmp_path: Path) -> None:
+    ix = PageIndex(tmp_path / "index")
+    with ix.writer() as writer:
+        writer.add(*_doc("moved", "/old/moved.pdf", "moved words"))
+        writer.add_path(sha("moved"), "/new/moved.pdf")
+        writer.remove_path(sha("moved"), "/old/moved.pdf")
+        writer.add(*_doc("gone", "/gone.pdf", "gone words"))
+        writer.delete(sha("gone"))
+        writer.add(*_doc("kept", "/kept.pdf", "kept words"))
+    assert {d.doc_hash: d.all_paths for d in ix.documents()} == {
+        sha("moved"): ["/new/moved.pdf"], sha("kept"): ["/kept.pdf"]}
+    assert ix.search("gone").total == 0
+
+
+def test_new_documents_and_a_changed_file_in_one_batch(tmp_path: Path) -> None:
+    """The changed file's path is in the index, so it waits for the commit; the new
+    documents beside it are added at once; all land in one commit."""
+    ix = PageIndex(tmp_path / "index")
+    with ix.writer() as writer:
+        writer.add(*_doc("v1", "/changing.pdf", "first version"))
+    with ix.writer() as writer:
+        writer.add(*_doc("new1", "/new1.pdf", "fresh words one"))
+        writer.add(*_doc("v2", "/changing.pdf", "second version"))
+        writer.add(*_doc("new2", "/new2.pdf", "fresh words two"))
+        assert not _visible(tmp_path / "index", "new1")  # added, not committed
+    assert sorted(d.path for d in ix.documents()) == ["/changing.pdf", "/new1.pdf", "/new2.pdf"]
+    assert [h.doc_hash for h in ix.search("version").hits] == [sha("v2")]
+    assert ix.search("fresh").total == 2
+
+
 # ---- a writer process killed mid-batch ----------------------------------------------------
 
 # Adds 3-page documents forever. The first `commits` batches of `per_commit` documents

@@ -232,6 +232,17 @@ def test_prune_dry_run_lists_what_would_go_and_changes_nothing(tmp_path: Path) -
     assert find(PageIndex(index), page_word("newcomer", 1)) == []
 
 
+def test_a_dry_run_before_the_first_ingest_lists_everything_and_creates_no_index(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    files = [write(docs / f"first{n}.pdf", text_pdf(f"first{n}", 1)) for n in range(2)]
+    write(docs / "notes.txt", b"not a pdf")
+    r = run_cli("ingest", docs, "--dry-run", "--index", index)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert all(f"  INDEX {f}" in r.stdout.splitlines() for f in files), r.stdout
+    assert re.search(r"^  would index:\s+2$", r.stdout, re.M), r.stdout
+    assert not index.exists()
+
+
 # ---- retry-failed, force -----------------------------------------------------------------
 
 def test_retry_failed_opens_a_file_once_the_password_file_has_its_password(tmp_path: Path) -> None:

@@ -302,3 +302,12 @@ def test_deleted_pages_are_not_counted(tmp_path: Path) -> None:
     assert ix.stats().problem_pages == {"cap_hit": 1}
     assert ix.delete_document(sha("d"))
     assert ix.stats().problem_pages == {} and ix.stats().problem_documents == {}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_extract_json_gives_each_problem_its_code_as_search_does(ingested: tuple[Path, Path], name: str) -> None:
+    docs, index = ingested
+    extracted = _cli_json("extract", "--json", docs / name)["pages"][0]["problems"]
+    searched = _cli_json("search", f"problem:{CODES[name]}", "--json", "--index", index)["hits"][0]["problems"]
+    assert [p["code"] for p in extracted] == [CODES[name]]
+    assert extracted == searched

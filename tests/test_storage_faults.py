@@ -139,9 +139,9 @@ def test_commit_on_a_full_disk_fails_cleanly_and_works_once_space_is_freed(tmp_p
         batch = _batch(leave_kib, documents=24, pages=4, words=700)  # about 1.8 MB on disk
         filler = _fill(disk, leave_kib * 1024)
         writer = ix.writer(batch_pages=10**9)
-        for doc in batch:
-            writer.add(*doc)
-        with pytest.raises(StorageError) as info:
+        with pytest.raises(StorageError) as info:  # new documents are written as they are added
+            for doc in batch:
+                writer.add(*doc)
             writer.commit()
         message = str(info.value)
         assert "no space left" in message and str(root) in message and "\n" not in message

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import redis
 
-from pdfindex.indexer import PageIndex, PageRecord, Status
+from pdfindex.indexer import IndexBusy, PageIndex, PageRecord, Status
 from pdfindex.workers import queue
 from pdfindex.workers.outcome import Outcome, failed
 from tests.ingest_helpers import (
@@ -337,3 +337,59 @@ def test_writer_killed_while_its_batch_waits_loses_nothing(broker: redis.Redis, 
         assert len([d for d in ix.documents() if d.path == str(path)]) == 1
     assert broker.llen(queue.WRITING) == 0
     assert ix.check() == []
+
+
+# ---- the dedicated writer indexes a waiting batch ahead of its commit ------------------------
+
+def _index_is_locked(index: PageIndex) -> bool:
+    writer = index.writer(lock_timeout=0.2)
+    try:
+        writer.delete("0" * 64)  # takes the index's lock, changes nothing
+    except IndexBusy:
+        return True
+    writer.cancel()
+    return False
+
+
+def test_a_staged_batch_is_finished_and_committed_once(broker: redis.Redis, tmp_path: Path) -> None:
+    from pdfindex.workers.tasks import _STAGING
+
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    index = PageIndex(root)
+    start = commits(root)
+
+    def drain() -> int:
+        return queue.drain(broker, 2000, _real_write(index), (docs,), defer=Deferrals(), idle=IDLE,
+                           stage=lambda batch: _STAGING.stage(index, batch))
+
+    broker.rpush(queue.RESULTS, *(_item(docs / f"s{n}.pdf", n, pages=2) for n in range(3)))
+    assert drain() == 0
+    assert _index_is_locked(index) and commits(root) == start  # indexed ahead, held open, not committed
+    broker.rpush(queue.RESULTS, *(_item(docs / f"s{n}.pdf", n, pages=2) for n in range(3, 5)))
+    assert drain() == 0 and commits(root) == start
+    time.sleep(IDLE + 0.05)
+    assert drain() == 5
+    assert commits(root) == start + 1 and not _index_is_locked(index)
+    ix = PageIndex(root)
+    for n in range(5):
+        assert find(ix, page_word(f"item{n}", 2)) == [(str(docs / f"s{n}.pdf"), 2)]
+    assert ix.stats().documents == 5 and ix.stats().pages == 10
+
+
+def test_a_staged_writer_nobody_finishes_frees_the_index(broker: redis.Redis, tmp_path: Path) -> None:
+    """A kick lost, or another writer process taking them: the open writer is given
+    up after its idle time, the lock freed, and the batch, still in pdfindex:writing,
+    is committed by whichever drain comes next."""
+    from pdfindex.workers.staging import Staging
+
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    index = PageIndex(root)
+    staging = Staging(idle_drop=0.3)
+    broker.rpush(queue.RESULTS, *(_item(docs / f"d{n}.pdf", n) for n in range(2)))
+    queue.drain(broker, 2000, _real_write(index), (docs,), defer=Deferrals(), idle=IDLE,
+                stage=lambda batch: staging.stage(index, batch))
+    assert _index_is_locked(index)
+    wait_for(lambda: not _index_is_locked(index), 5, "the idle open writer dropped")
+    assert commits(root) == 0 and broker.llen(queue.WRITING) == 2
+    assert queue.drain(broker, 2000, _real_write(index), (docs,)) == 2
+    assert PageIndex(root).stats().documents == 2

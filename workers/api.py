@@ -105,18 +105,19 @@ def ingest(paths: Iterable[Path | str], options: IngestOptions | None = None,
         from .distributed import check_roots  # noqa: PLC0415 - Redis only when a broker is used
 
         check_roots(targets, settings)  # before anything is hashed: the files would be refused
+    index: PageIndex | None
     try:  # a run that has nothing on disk to read creates no index
         index = _open(options.index_dir or settings.index_dir, settings,
                       options.dry_run or not any(os.path.lexists(t) for t in targets))
     except IngestError:
-        if options.dry_run:
-            raise
-        raise IngestError(_missing_message([str(t) for t in targets])) from None
+        if not options.dry_run:
+            raise IngestError(_missing_message([str(t) for t in targets])) from None
+        index = None  # a dry run before the first ingest: everything would be indexed
     plan = make_plan(index, targets, options.recursive, retry_encrypted=password_file is not None,
                      prune=options.prune, retry_failed=options.retry_failed, force=options.force,
                      dry_run=options.dry_run)
     summary = _planned(plan, index, targets, options.prune)
-    if options.dry_run:
+    if options.dry_run or index is None:
         summary.dry_run = True
         summary.would_index = [str(job.path) for job in plan.jobs]
         summary.would_prune = plan.prune.paths
@@ -191,13 +192,13 @@ def _missing_message(missing: list[str]) -> str:
             else f"none of the {len(missing)} paths given exists (first: {missing[0]}: no such file or folder)")
 
 
-def _planned(plan: Plan, index: PageIndex, paths: list[Path], pruning: bool) -> Summary:
+def _planned(plan: Plan, index: PageIndex | None, paths: list[Path], pruning: bool) -> Summary:
     """The summary's counts known before anything is extracted. A missing argument
     is "not found" unless this run pruned it (an indexed file now gone) or listed
     it as a folder it did not prune; all of them missing and unknown to the index
     is an error, as there is nothing to do."""
     skipped = plan.skipped
-    known = {p for doc in index.documents() for p in doc.all_paths} if skipped.missing else set()
+    known = {p for doc in index.documents() for p in doc.all_paths} if skipped.missing and index else set()
 
     def indexed_under(path: str) -> bool:
         return path in known or any(k.startswith(path.rstrip("/") + "/") for k in known)

@@ -37,11 +37,12 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import celery
 from celery import Celery
-from celery.signals import after_setup_logger, after_setup_task_logger, celeryd_init
+from celery.signals import after_setup_logger, after_setup_task_logger, celeryd_init, worker_process_init
 
 from pdfindex import config
 from . import queue
 from .errors import BrokerError
+from .limits import settle_process
 
 _CERT_REQS = {"required": ssl.CERT_REQUIRED, "optional": ssl.CERT_OPTIONAL, "none": ssl.CERT_NONE}
 
@@ -203,12 +204,28 @@ def _filter_pdfminer(logger: logging.Logger | None = None, **_: Any) -> None:
             handler.addFilter(_not_pdfminer_damage)
 
 
+_dedicated_writer = False
+
+
+def is_dedicated_writer() -> bool:
+    """Whether this worker consumes the index queue alone, with one process (the
+    README's writer): only then may a process keep a batch's index writer open
+    between write tasks, no other process of the worker needing the index's lock."""
+    return _dedicated_writer
+
+
 @celeryd_init.connect
 def _check_worker(sender: Any = None, conf: Any = None, options: dict[str, Any] | None = None, **_: Any) -> None:
+    global _dedicated_writer  # noqa: PLW0603 - set once in the worker's main process, before its pool forks
     problem = startup_problem(settings)
     if problem is not None:
         _fail(problem)
+    _dedicated_writer = _queues(options or {}) == {"index"} and str((options or {}).get("concurrency")) == "1"
     if conf is not None and "index" not in _queues(options or {}) and settings.max_memory_mb:
         # Only extraction lives here: replace a pool process whose memory grew large.
         conf.worker_max_memory_per_child = settings.max_memory_mb * 1024
 
+
+@worker_process_init.connect
+def _settle(**_: Any) -> None:
+    settle_process()

@@ -35,7 +35,10 @@ from .progress import Progress, Summary, brief_of_record
 
 log = logging.getLogger(__name__)
 
+#: The client looks at the run's progress when woken (queue.wake_key), and at least this often.
 _POLL = 0.5
+#: ... but not more often than this, however many wake-ups come.
+_MIN_POLL = 0.05
 _QUIET_WARNING = 60.0
 #: Without progress for this long while hand-off items wait, the client kicks the
 #: writer itself: the one pending kick may have been lost with a writer that died
@@ -163,6 +166,8 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
                             progress.advance()
                     enqueue(missing)
                 finished = r.hgetall(queue.run_key(run_id))
+                if finished:  # read: the hash keeps only what is new, so a poll costs what arrived
+                    r.hdel(queue.run_key(run_id), *finished)
             except redis.AuthenticationError:
                 raise
             except redis.ConnectionError:
@@ -185,14 +190,24 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
             elif now - max(last_progress, last_kick) > _REKICK:
                 _rekick(r)
                 last_kick = now
-            time.sleep(_POLL)
+            _wait(r, queue.wake_key(run_id))
     except KeyboardInterrupt:
         summary.interrupted = True  # queued tasks stay queued; workers finish them
         log.warning("stopping... no longer waiting; the %d files not reported yet stay queued and the workers "
                     "still extract and index them (`pdfindex status` shows the queues)", len(by_hash) - len(done))
     finally:
         with contextlib.suppress(redis.RedisError):
-            r.delete(queue.run_key(run_id), marker, queue.attempts_key(run_id))
+            r.delete(queue.run_key(run_id), marker, queue.attempts_key(run_id), queue.wake_key(run_id))
+
+
+def _wait(r: redis.Redis, wake: str) -> None:
+    """Until a file of the run is handed off or finished, or _POLL seconds."""
+    started = time.monotonic()
+    try:
+        r.blpop([wake], timeout=_POLL)
+    except redis.RedisError:
+        time.sleep(_POLL)  # the next look at the broker tells what is wrong
+    time.sleep(max(0.0, _MIN_POLL - (time.monotonic() - started)))
 
 
 _BRIEF_TYPES: dict[str, tuple[type, ...]] = {"status": (str,), "path": (str,), "error": (str,), "pages": (int,),

@@ -30,7 +30,7 @@ from pdfindex.config import Settings
 from pdfindex.indexer import PageIndex, Status
 
 from .errors import OutsideRoots
-from .limits import limit_memory
+from .limits import limit_memory, settle_process
 from .outcome import Outcome, extract_outcome, failed
 from .plan import Job
 from .progress import Progress, Summary
@@ -42,6 +42,12 @@ def _extract_job(path: str, doc_hash: str, passwords: list[str], roots: list[str
     """Runs in a pool process; returns JSON, like the Celery task does."""
     return extract_outcome(Path(path), doc_hash, passwords, roots=None if roots is None else [Path(r) for r in roots]
                            ).to_json()
+
+
+def _start_process(max_memory_mb: int) -> None:
+    """The pool's initializer."""
+    settle_process()
+    limit_memory(max_memory_mb)
 
 
 def _failure_reason(error: Any, settings: Settings) -> str:
@@ -83,7 +89,7 @@ def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settin
     processes = max(1, min(workers, len(jobs)))
     log.debug("extracting %d files in %d processes", len(jobs), processes)
     pool = Pool(
-        processes=processes, initializer=limit_memory, initargs=(settings.max_memory_mb,),
+        processes=processes, initializer=_start_process, initargs=(settings.max_memory_mb,),
         soft_timeout=settings.file_timeout, timeout=settings.file_hard_timeout, maxtasksperchild=100,
         lost_worker_timeout=2.0,  # how soon a dead process's file is reported (and Ctrl-C returns)
     )

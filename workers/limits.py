@@ -1,10 +1,21 @@
 """Limits of one extraction: an address-space cap held only while a file is
-extracted, so the index writer (which may share a worker process) is never capped."""
+extracted, so the index writer (which may share a worker process) is never capped;
+and the set-up of a new extraction process."""
 from __future__ import annotations
 
+import gc
 import resource
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+
+def settle_process() -> None:
+    """In a new extraction process: what it inherited from its parent (a Celery
+    worker imports a great deal) goes out of the garbage collector's sight. Extraction
+    makes objects fast enough to run the collector often, and each full collection
+    walked all of them: the Celery worker's processes extracted 10-20 % slower than
+    the embedded pool's."""
+    gc.freeze()
 
 
 def limit_memory(max_memory_mb: int) -> None:

@@ -75,7 +75,7 @@ class Plan:
         return len(self.prune.lost)
 
 
-def make_plan(index: PageIndex, paths: Iterable[Path], recursive: bool, retry_encrypted: bool,
+def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, retry_encrypted: bool,
               prune: bool, *, retry_failed: bool = False, force: bool = False, dry_run: bool = False) -> Plan:
     """Unchanged means: the same path is indexed with the same size and mtime, or
     its content hash is unchanged. Files that failed stay skipped until they change
@@ -89,9 +89,10 @@ def make_plan(index: PageIndex, paths: Iterable[Path], recursive: bool, retry_en
     a document loses its paths that are gone here and now, and goes (``gone``, for
     the caller to delete) only when none is left.
 
-    ``dry_run``: nothing is written, the copies' and lost paths are only listed."""
+    ``dry_run``: nothing is written, the copies' and lost paths are only listed.
+    ``index`` None: no index yet (a dry run), so nothing is indexed."""
     paths = [Path(p).absolute() for p in paths]
-    records = list(index.documents())
+    records = list(index.documents()) if index is not None else []
     known = {path: doc for doc in records for path in doc.all_paths}
     by_hash = {doc.doc_hash: doc for doc in records}
     planned: set[str] = set()
@@ -124,7 +125,7 @@ def make_plan(index: PageIndex, paths: Iterable[Path], recursive: bool, retry_en
         plan.jobs.append(Job(path, doc_hash))
     if prune:
         plan.prune = prune_scope(records, paths, recursive)
-    if not dry_run:
+    if not dry_run and index is not None:
         apply_paths(index, plan.add_paths, PathRemoval(lost=plan.prune.lost))
     return plan
 

@@ -216,6 +216,21 @@ def run_key(run_id: str) -> str:
     return f"pdfindex:run:{run_id}"
 
 
+def wake_key(run_id: str) -> str:
+    """A list of at most one element that the run's client waits on (BLPOP): pushed
+    when a file of the run is handed off or finished, so the client reacts at once
+    instead of at its next poll."""
+    return f"pdfindex:run:{run_id}:wake"
+
+
+def wake(pipe: Any, run_id: str) -> None:
+    """Queue a wake-up of the run's client on the pipeline ``pipe``."""
+    key = wake_key(run_id)
+    pipe.lpush(key, b"1")
+    pipe.ltrim(key, 0, 0)
+    pipe.expire(key, 3600)
+
+
 def attempts_key(run_id: str) -> str:
     return f"pdfindex:attempts:{run_id}"
 
@@ -362,7 +377,10 @@ def parse_item(raw: bytes | str, roots: Sequence[Path], verify: Callable[[bytes]
 
 def push_result(r: redis.Redis, item: dict[str, Any], sign: Callable[[bytes], bytes] | None = None) -> None:
     data = json.dumps(item, ensure_ascii=True).encode()
-    r.rpush(RESULTS, sign(data) if sign is not None else data)
+    pipe = r.pipeline()
+    pipe.rpush(RESULTS, sign(data) if sign is not None else data)
+    wake(pipe, item["run"])
+    pipe.execute()
 
 
 def count_attempt(r: redis.Redis, run_id: str, doc_hash: str) -> int:
@@ -377,6 +395,7 @@ def record_done(r: redis.Redis, run_id: str, job_hash: str, info: dict[str, Any]
     pipe = r.pipeline()
     pipe.hset(run_key(run_id), job_hash, json.dumps(info))
     pipe.expire(run_key(run_id), 7 * 24 * 3600)
+    wake(pipe, run_id)
     pipe.execute()
 
 
@@ -591,7 +610,8 @@ Defer = Callable[[float], None]
 
 def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[Path],
           verify: Callable[[bytes], bytes] | None = None, lock_seconds: float = LOCK_SECONDS,
-          defer: Defer | None = None, idle: float = IDLE_SECONDS) -> int:
+          defer: Defer | None = None, idle: float = IDLE_SECONDS,
+          stage: Callable[[list[HandOff]], None] | None = None) -> int:
     """Commit what is queued, ``batch_pages`` pages at a time, with ``write``.
     Returns the number of files written. Only one drain runs at a time: WriterBusy
     is raised while another writer holds the lock (the caller retries later), and
@@ -604,7 +624,9 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
     ``defer(seconds)`` kicks the writer again when the quiet time would be up. So
     files arriving one at a time are committed together instead of one commit each,
     and the writer holds no process (often the one extraction would use) while it
-    waits. Without ``defer``, everything queued is committed now."""
+    waits. Without ``defer``, everything queued is committed now. ``stage(batch)``,
+    when given, is told the waiting batch each time, so that it can index the new
+    items while the batch waits (the commit still goes through ``write``)."""
     written = 0
     with WriterLock(r, lock_seconds) as lock:
         r.delete(KICK)  # draining starts: an item pushed from now on sends a new kick
@@ -634,6 +656,8 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
                 wait = _wait_for_more(r, fresh, idle)
                 if wait > 0:
                     _PARSED.keep(seen)
+                    if stage is not None:
+                        stage(batch)
                     log.debug("pdfindex writer: %d files (%d pages) wait %.2f s for more", len(batch), pages, wait)
                     defer(max(wait, MIN_DEFER_SECONDS))
                     return written
@@ -643,6 +667,8 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
             for handoff, info in zip(batch, briefs, strict=True):
                 pipe.hset(run_key(handoff.run_id), handoff.job_hash, json.dumps(info))
                 pipe.expire(run_key(handoff.run_id), 7 * 24 * 3600)
+            for run_id in {handoff.run_id for handoff in batch}:
+                wake(pipe, run_id)
             pipe.execute()
             lock.ensure()
             _PARSED.keep({})

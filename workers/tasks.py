@@ -24,12 +24,13 @@ from celery.utils.log import get_task_logger
 from pdfindex.indexer import IndexBusy, PageIndex, Status, StorageError
 
 from . import queue
-from .app import app, settings, signer
+from .app import app, is_dedicated_writer, settings, signer
 from .errors import OutsideRoots
 from .files import check_under_roots, read_passwords
 from .limits import memory_cap
 from .outcome import Outcome, extract_outcome, failed
 from .progress import brief
+from .staging import Staging
 
 log = get_task_logger(__name__)
 
@@ -160,15 +161,20 @@ def extract(self: Task, *args: Any, **kwargs: Any) -> None:
     _hand_off(r, job, outcome)
 
 
+#: The batch this process has begun to index while it waits (dedicated writers only).
+_STAGING = Staging()
+
+
 def write_batch(index: PageIndex, batch: list[queue.HandOff], ensure: Any) -> list[dict[str, Any]]:
-    """Commit one batch of validated outcomes (one commit); ``ensure()`` right before
+    """Commit one batch of validated outcomes (one commit), continuing the writer
+    that indexed its first items while it waited, if any; ``ensure()`` right before
     the commit stops a writer that lost its lock."""
-    briefs = []
-    with index.writer(batch_pages=10**9) as writer:
-        for handoff in batch:
+    staged, done = _STAGING.take(batch)
+    with staged or index.writer(batch_pages=10**9) as writer:
+        for handoff in batch[done:]:
             writer.add(handoff.outcome.doc, handoff.outcome.pages)
-            briefs.append(brief(handoff.outcome))
         ensure()
+    briefs = [brief(handoff.outcome) for handoff in batch]
     rejected = {record.doc_hash: record for record in writer.rejected}
     for info, handoff in zip(briefs, batch, strict=True):
         record = rejected.get(handoff.outcome.doc.doc_hash)
@@ -194,8 +200,9 @@ def write(self: Task) -> None:
     r = queue.client(settings)
     try:
         index = PageIndex(settings.index_dir, new_language=settings.language)
+        stage = (lambda batch: _STAGING.stage(index, batch)) if is_dedicated_writer() else None
         queue.drain(r, settings.batch_pages, lambda batch, ensure: write_batch(index, batch, ensure),
-                    settings.roots, _VERIFY, defer=_defer(r))
+                    settings.roots, _VERIFY, defer=_defer(r), stage=stage)
         with suppress(redis.RedisError):
             r.delete(queue.WRITER_ERROR)
     except (IndexBusy, queue.WriterBusy) as exc:
