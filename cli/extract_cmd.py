@@ -5,9 +5,11 @@ import argparse
 import sys
 
 from pdfindex.pipeline import PdfFile, iter_pages, parse_page_ranges
+from pdfindex.pipeline.problems import code_of
 
 from .errors import CliError
-from .terminal import JSON_VERSION, shown, write_json
+from .shapes import JSON_VERSION
+from .terminal import shown, write_json
 
 
 def _pages_arg(pdf: PdfFile, spec: str | None) -> list[int] | None:
@@ -30,7 +32,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
             pages.append({
                 "page": page.number, "text": page.text, "glyphs": q.glyphs, "unresolved": q.unresolved,
                 "coverage": None if q.coverage is None else round(q.coverage, 4), "needs_ocr": q.needs_ocr,
-                "problems": page.problems,
+                "problems": [{"code": str(code_of(p)), "message": str(p)} for p in page.problems],
             })
         write_json({"version": JSON_VERSION, "file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out)
         return 0

@@ -15,10 +15,11 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .errors import EXIT_USAGE, CliError
-from .terminal import JSON_VERSION, shown, write_json
+from .shapes import listing_json
+from .terminal import shown, write_json
 
 if TYPE_CHECKING:
-    from pdfindex.indexer import DocumentRecord, Hit, Listing
+    from pdfindex.indexer import Listing
 
 #: The version of every JSON document the CLI writes (docs/json.md); bumped when a
 #: key changes meaning or goes away, not when one is added.
@@ -146,34 +147,6 @@ def use_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def hit_json(hit: Hit) -> dict[str, Any]:
-    """One hit, the same keys for a search, a grouped search and a listing of pages
-    (docs/json.md)."""
-    return {
-        "path": hit.path, "page": hit.page, "score": round(hit.score, 4), "title": hit.title,
-        "coverage": None if hit.coverage is None else round(hit.coverage, 4), "needs_ocr": hit.needs_ocr,
-        "snippet": hit.snippet, "highlights": [[s.start, s.end] for s in hit.spans], "doc_hash": hit.doc_hash,
-        "author": getattr(hit, "author", ""), "created": getattr(hit, "created", None),
-        "modified": getattr(hit, "modified", None), "paths": list(getattr(hit, "paths", None) or [hit.path]),
-        "problems": [{"code": p.code, "message": p.message} for p in getattr(hit, "problems", ())],
-    }
-
-
-def document_json(doc: DocumentRecord) -> dict[str, Any]:
-    """One file record (docs/json.md)."""
-    return {
-        "path": doc.path, "doc_hash": doc.doc_hash, "status": str(doc.status), "page_count": doc.page_count,
-        "title": doc.title, "author": getattr(doc, "author", ""), "subject": getattr(doc, "subject", ""),
-        "keywords": getattr(doc, "keywords", ""), "producer": doc.producer,
-        "created": getattr(doc, "created", None), "modified": getattr(doc, "modified", None),
-        "mtime": doc.mtime, "size": doc.size, "ingested": doc.ingested, "error": doc.error,
-        "attempts": doc.attempts,
-        "mean_coverage": None if doc.mean_coverage is None else round(doc.mean_coverage, 4),
-        "paths": list(getattr(doc, "paths", None) or [doc.path]),
-        "problems": dict(sorted(getattr(doc, "problems", {}).items())),
-    }
-
-
 # ---- the command ---------------------------------------------------------------------------
 
 def add_commands(sub: Any) -> None:
@@ -228,15 +201,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     else:
         _print_listing(listing, args.pages, problems=args.problem is not None)
     return 0
-
-
-def listing_json(listing: Listing, pages: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"version": JSON_VERSION, "total": listing.total, "took": round(listing.took, 4)}
-    if pages:
-        out["hits"] = [hit_json(h) for h in listing.pages]
-    else:
-        out["documents"] = [document_json(d) for d in listing.documents]
-    return out
 
 
 def problem_counts(counts: dict[str, int]) -> str:

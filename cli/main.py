@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from pdfindex import config
-from . import ingest_cmd, list_cmd, search_cmd
+from . import ingest_cmd, list_cmd, search_cmd, serve_cmd
 from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASSWORD, CliError
 from .terminal import shown
 
@@ -81,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest_cmd.add_commands(sub)
     search_cmd.add_commands(sub)
     list_cmd.add_commands(sub)
+    serve_cmd.add_commands(sub)
     for command in {id(p): p for p in sub.choices.values()}.values():
         _verbosity(command, argparse.SUPPRESS)  # also after the command: `pdfindex ingest -v docs/`
     return parser

@@ -16,7 +16,6 @@ from pdfindex import config
 from .errors import EXIT_STORAGE, EXIT_USAGE, CliError
 from .list_cmd import (
     coverage_arg,
-    hit_json,
     limit_arg,
     offset_arg,
     resolve_path_glob,
@@ -24,7 +23,8 @@ from .list_cmd import (
     until_arg,
     use_color,
 )
-from .terminal import JSON_VERSION, shown, write_json
+from .shapes import result_json, status_json
+from .terminal import shown, write_json
 
 if TYPE_CHECKING:
     from pdfindex.indexer import Hit, PageIndex, SearchResult
@@ -181,35 +181,10 @@ def cmd_search(args: argparse.Namespace) -> int:
             exact_count=args.exact_count, since=args.since, until=args.until, sort=args.sort,
         ))
     if args.json:
-        write_json(_result_json(result))
+        write_json(result_json(result))
     else:
         _print_result(result, bold=use_color())
     return 0
-
-
-def _hit_json(hit: Hit) -> dict[str, Any]:
-    return hit_json(hit)
-
-
-def _result_json(result: SearchResult) -> dict[str, Any]:
-    """docs/json.md: the same keys whether grouped or not. ``hits`` always holds
-    every page shown, in order, each of one shape; grouped, ``documents`` lists the
-    documents with the numbers of their pages among the hits."""
-    out: dict[str, Any] = {"version": JSON_VERSION, "query": result.query, "total": result.total,
-                           "total_is_lower_bound": result.total_is_lower_bound, "took": round(result.took, 4),
-                           "partial": result.partial, "note": result.note, "suggestion": result.suggestion}
-    hits: list[dict[str, Any]] = []
-    documents: list[dict[str, Any]] = []
-    if result.groups:
-        for g in result.groups:
-            hits += [_hit_json(h) for h in g.pages]
-            documents.append({"path": g.path, "title": g.title, "doc_hash": g.doc_hash, "score": round(g.score, 4),
-                              "pages": [h.page for h in g.pages]})
-    else:
-        hits = [_hit_json(h) for h in result.hits]
-    out["hits"] = hits
-    out["documents"] = documents
-    return out
 
 
 def total_text(total: int, lower_bound: bool) -> str:
@@ -289,26 +264,10 @@ def human_size(size: int) -> str:
 
 
 def status_report(args: argparse.Namespace) -> dict[str, Any]:
-    """What ``status`` and ``stats`` report, the same keys in both (docs/json.md):
-    ``stats`` is only the shorter text form."""
-    from pdfindex.indexer import Status  # noqa: PLC0415
-
+    """What ``status`` and ``stats`` report (``shapes.status_json``): ``stats`` is
+    only the shorter text form."""
     with _user_errors():
-        settings = config.load()
-        index = open_index(args)
-        stats = index.stats()
-        failures = [{"path": d.path, "status": str(d.status), "error": d.error, "attempts": d.attempts}
-                    for d in index.documents() if d.status in (Status.FAILED, Status.ENCRYPTED)]
-        queues: dict[str, int] | None = None
-        if settings.broker_url:
-            from pdfindex.workers.queue import queue_depths  # noqa: PLC0415
-
-            queues = queue_depths(settings)
-    return {"version": JSON_VERSION, "location": stats.location, "language": index.language,
-            "documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
-            "size_bytes": stats.size_bytes, "queues": queues, "failures": failures,
-            "problems": {code: {"pages": n, "documents": stats.problem_documents.get(code, 0)}
-                         for code, n in sorted(stats.problem_pages.items(), key=lambda kv: (-kv[1], kv[0]))}}
+        return status_json(open_index(args), config.load())
 
 
 def cmd_status(args: argparse.Namespace) -> int:

@@ -8,10 +8,11 @@ UTF-8 (Python hands those over as lone surrogates, which cannot even be printed)
 """
 from __future__ import annotations
 
-import json
 import re
 import sys
 from typing import Any, TextIO
+
+from .shapes import json_text
 
 # C0 and C1 controls, DEL, bidirectional embeddings/overrides/isolates, line and
 # paragraph separators, and lone surrogates.
@@ -32,14 +33,6 @@ def shown(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-#: The "version" of every JSON output (docs/json.md): raised when a key changes meaning.
-JSON_VERSION = 1
-
-
 def write_json(value: Any, out: TextIO | None = None) -> None:
-    """One JSON document and a newline. Non-ASCII text stays readable; a lone
-    surrogate (a non-UTF-8 file name) is written as its JSON escape, which a JSON
-    reader turns back into the same string."""
-    text = json.dumps(value, ensure_ascii=False)
-    out = out or sys.stdout
-    out.write(text.encode("utf-8", "backslashreplace").decode("utf-8") + "\n")
+    """One JSON document (``shapes.json_text``) and a newline."""
+    (out or sys.stdout).write(json_text(value) + "\n")

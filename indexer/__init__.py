@@ -177,8 +177,8 @@ class PageIndex:
         return cached
 
     def document(self, doc_hash: str) -> DocumentRecord | None:
-        with self._faults("reading a file record"), self._ix.searcher() as searcher:
-            stored = searcher.document(key=doc_hash)
+        with self._faults("reading a file record"):
+            stored = self._searcher().document(key=doc_hash)
         return doc_from_stored(stored) if stored else None
 
     def documents(self, status: Status | None = None) -> Iterator[DocumentRecord]:

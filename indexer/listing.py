@@ -42,6 +42,8 @@ class ListFilters:
     #: Pages with this problem code (``list --problems CODE``); "" for pages with
     #: any problem. A page criterion, like ``needs_ocr``.
     problem: str | None = None
+    #: Only this document's record and pages (the API's page list of one document).
+    doc_hash: str | None = None
 
     @property
     def page_criteria(self) -> bool:
@@ -88,6 +90,8 @@ def _docs(searcher: Searcher, query: Query) -> set[int]:
 
 def _page_query(searcher: Searcher, filters: ListFilters) -> Query:
     parts: list[Query] = [Term("kind", KIND_PAGE)]
+    if filters.doc_hash is not None:
+        parts.append(Term("doc_hash", filters.doc_hash))
     if filters.needs_ocr is not None:
         parts.append(Term("needs_ocr", filters.needs_ocr))
     if filters.min_coverage is not None:
@@ -104,6 +108,8 @@ def _records(searcher: Searcher, filters: ListFilters) -> dict[str, dict[str, An
     """The stored file records passing the record filters (status, path, dates),
     by document hash."""
     parts: list[Query] = [Term("kind", KIND_DOC)]
+    if filters.doc_hash is not None:
+        parts.append(Term("doc_hash", filters.doc_hash))
     if filters.status is not None:
         parts.append(Term("status", str(filters.status)))
     if filters.path_glob:

@@ -1,0 +1,101 @@
+"""The JSON shapes of docs/json.md, built in one place for ``--json`` and the HTTP
+API (server/), so that both always answer alike.
+
+Building them imports nothing heavy: the records are ``pdfindex.indexer``'s, but
+only their attributes are read here.
+"""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pdfindex.config import Settings
+    from pdfindex.indexer import DocumentRecord, Hit, Listing, PageIndex, SearchResult
+
+#: The "version" of every JSON output (docs/json.md): raised when a key changes meaning.
+JSON_VERSION = 1
+
+
+def json_text(value: Any) -> str:
+    """One JSON document. Non-ASCII text stays readable; a lone surrogate (a
+    non-UTF-8 file name) is written as its JSON escape, which a JSON reader turns
+    back into the same string."""
+    return json.dumps(value, ensure_ascii=False).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    """One hit, the same keys for a search, a grouped search and a listing of pages."""
+    return {
+        "path": hit.path, "page": hit.page, "score": round(hit.score, 4), "title": hit.title,
+        "coverage": None if hit.coverage is None else round(hit.coverage, 4), "needs_ocr": hit.needs_ocr,
+        "snippet": hit.snippet, "highlights": [[s.start, s.end] for s in hit.spans], "doc_hash": hit.doc_hash,
+        "author": getattr(hit, "author", ""), "created": getattr(hit, "created", None),
+        "modified": getattr(hit, "modified", None), "paths": list(getattr(hit, "paths", None) or [hit.path]),
+        "problems": [{"code": p.code, "message": p.message} for p in getattr(hit, "problems", ())],
+    }
+
+
+def document_json(doc: DocumentRecord) -> dict[str, Any]:
+    """One file record."""
+    return {
+        "path": doc.path, "doc_hash": doc.doc_hash, "status": str(doc.status), "page_count": doc.page_count,
+        "title": doc.title, "author": getattr(doc, "author", ""), "subject": getattr(doc, "subject", ""),
+        "keywords": getattr(doc, "keywords", ""), "producer": doc.producer,
+        "created": getattr(doc, "created", None), "modified": getattr(doc, "modified", None),
+        "mtime": doc.mtime, "size": doc.size, "ingested": doc.ingested, "error": doc.error,
+        "attempts": doc.attempts,
+        "mean_coverage": None if doc.mean_coverage is None else round(doc.mean_coverage, 4),
+        "paths": list(getattr(doc, "paths", None) or [doc.path]),
+        "problems": dict(sorted(getattr(doc, "problems", {}).items())),
+    }
+
+
+def result_json(result: SearchResult) -> dict[str, Any]:
+    """A search: the same keys whether grouped or not. ``hits`` always holds every
+    page shown, in order, each of one shape; grouped, ``documents`` lists the
+    documents with the numbers of their pages among the hits."""
+    out: dict[str, Any] = {"version": JSON_VERSION, "query": result.query, "total": result.total,
+                           "total_is_lower_bound": result.total_is_lower_bound, "took": round(result.took, 4),
+                           "partial": result.partial, "note": result.note, "suggestion": result.suggestion}
+    hits: list[dict[str, Any]] = []
+    documents: list[dict[str, Any]] = []
+    if result.groups:
+        for g in result.groups:
+            hits += [hit_json(h) for h in g.pages]
+            documents.append({"path": g.path, "title": g.title, "doc_hash": g.doc_hash, "score": round(g.score, 4),
+                              "pages": [h.page for h in g.pages]})
+    else:
+        hits = [hit_json(h) for h in result.hits]
+    out["hits"] = hits
+    out["documents"] = documents
+    return out
+
+
+def listing_json(listing: Listing, pages: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"version": JSON_VERSION, "total": listing.total, "took": round(listing.took, 4)}
+    if pages:
+        out["hits"] = [hit_json(h) for h in listing.pages]
+    else:
+        out["documents"] = [document_json(d) for d in listing.documents]
+    return out
+
+
+def status_json(index: PageIndex, settings: Settings) -> dict[str, Any]:
+    """What ``status`` and ``stats`` report, the same keys in both: counts by status,
+    failures, problem counts, and the queues' depths when a broker is configured."""
+    from pdfindex.indexer import Status  # noqa: PLC0415
+
+    stats = index.stats()
+    failures = [{"path": d.path, "status": str(d.status), "error": d.error, "attempts": d.attempts}
+                for d in index.documents() if d.status in (Status.FAILED, Status.ENCRYPTED)]
+    queues: dict[str, int] | None = None
+    if settings.broker_url:
+        from pdfindex.workers.queue import queue_depths  # noqa: PLC0415
+
+        queues = queue_depths(settings)
+    return {"version": JSON_VERSION, "location": stats.location, "language": index.language,
+            "documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
+            "size_bytes": stats.size_bytes, "queues": queues, "failures": failures,
+            "problems": {code: {"pages": n, "documents": stats.problem_documents.get(code, 0)}
+                         for code, n in sorted(stats.problem_pages.items(), key=lambda kv: (-kv[1], kv[0]))}}

@@ -1,0 +1,81 @@
+"""The ASGI application of ``pdfindex serve``: the JSON API, the search page and
+the page images over one read-only index.
+
+Everything a client may send is input: a malformed query or parameter is a 400
+with the reason (never a 500), an unknown document a 404, and a fault of the
+index's storage a 503 naming the problem. The OpenAPI description that FastAPI
+builds from the endpoints is served at ``/openapi.json`` (and browsable at
+``/docs``), behind the token like the rest.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from pdfindex import __version__
+from pdfindex.config import Settings
+from pdfindex.indexer import QueryError, SearchIndexError, StorageError
+
+from . import api, page
+from .access import Access, is_loopback
+from .indexes import IndexPool
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    index_dir: Path
+    settings: Settings
+    host: str = "127.0.0.1"
+    token: str | None = None
+    #: PageIndex objects lent to request threads (each keeps a searcher open).
+    searchers: int = 2
+
+
+def create_app(options: ServeOptions) -> FastAPI:
+    """The application, with the index opened (FileNotFoundError: none there)."""
+    app = FastAPI(title="pdfindex", version=__version__, default_response_class=api.JSONResponse,
+                  description="Search the pages of an index built by `pdfindex ingest`. The JSON shapes are "
+                              "those of `pdfindex ... --json` (docs/json.md).",
+                  docs_url="/docs", redoc_url=None)
+    app.state.pdfindex = api.ServerState(IndexPool(options.index_dir, options.searchers), options.settings,
+                                         options.token)
+    app.include_router(api.router)
+    app.include_router(page.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _errors(app)
+    app.add_middleware(Access, token=options.token, loopback_only=is_loopback(options.host))
+    return app
+
+
+def _errors(app: FastAPI) -> None:
+    def error(status: int, message: str) -> api.JSONResponse:
+        return api.JSONResponse({"error": message}, status_code=status)
+
+    @app.exception_handler(QueryError)
+    async def _query(_: Request, exc: QueryError) -> api.JSONResponse:
+        return error(400, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> api.JSONResponse:
+        details = "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ())[1:]) or 'request'}: {e.get('msg')}"
+                            for e in exc.errors())
+        return error(400, details[:500] or "invalid request")
+
+    @app.exception_handler(HTTPException)
+    async def _http(_: Request, exc: HTTPException) -> api.JSONResponse:
+        return error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(StorageError)
+    async def _storage(_: Request, exc: StorageError) -> api.JSONResponse:
+        return error(503, str(exc))
+
+    @app.exception_handler(SearchIndexError)
+    async def _index(_: Request, exc: SearchIndexError) -> api.JSONResponse:
+        return error(503, str(exc))

@@ -1,0 +1,163 @@
+"""The search page at ``/`` and the sign-in form, rendered on the server.
+
+The page is plain HTML from a Jinja2 template (autoescaped: a title holding
+``<script>`` is shown as text), one form that submits by GET (so Enter searches,
+the back button works and a result page can be bookmarked), and links for the
+pages of results. A hit's marked page image sits in a closed ``<details>``: the
+browser loads it only when it is opened. No script is needed; the little there is
+(``static/page.js``) only keeps the filters of the form tidy.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader
+
+from pdfindex.cli.terminal import shown
+from pdfindex.indexer import Hit, QueryError, SearchOptions, SearchResult
+
+from . import api
+from .access import COOKIE, form_field, safe_next, session_value, token_matches
+
+TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).resolve().parent / "templates"), autoescape=True,
+                        trim_blocks=True, lstrip_blocks=True)
+# File names, titles and authors are anyone's: control characters, bidirectional
+# overrides and bytes that are not UTF-8 are shown as visible escapes, as on a terminal.
+TEMPLATES.filters["shown"] = shown
+TEMPLATES.filters["basename"] = lambda path: shown(os.path.basename(path) or path)
+TEMPLATES.filters["day"] = lambda stamp: time.strftime("%Y-%m-%d", time.gmtime(stamp))
+PER_PAGE = 10
+#: Below this share of resolved glyphs a page's text is marked as doubtful.
+DOUBTFUL = 0.9
+#: The sign-in form's largest body, in bytes.
+MAX_FORM = 8192
+#: The width, in pixels, of a marked page image on the page.
+IMAGE_WIDTH = 900
+
+router = APIRouter(include_in_schema=False)
+
+
+@dataclass(slots=True)
+class ShownHit:
+    """A hit as the template shows it: the snippet cut into marked and plain runs."""
+
+    hit: Hit
+    runs: list[tuple[str, bool]]
+    image: str
+    pdf: str
+
+
+def runs_of(snippet: str, spans: list[Any]) -> list[tuple[str, bool]]:
+    """``snippet`` as (text, marked) runs from the highlight spans (sorted, clipped)."""
+    runs: list[tuple[str, bool]] = []
+    at = 0
+    for span in sorted(spans, key=lambda s: s.start):
+        start, end = max(span.start, at), min(span.end, len(snippet))
+        if start >= end:
+            continue
+        if start > at:
+            runs.append((snippet[at:start], False))
+        runs.append((snippet[start:end], True))
+        at = end
+    if at < len(snippet):
+        runs.append((snippet[at:], False))
+    return runs
+
+
+def _shown(hit: Hit, query: str) -> ShownHit:
+    marked = urlencode({"q": query, "width": IMAGE_WIDTH})
+    return ShownHit(hit, runs_of(hit.snippet, list(hit.spans)),
+                    f"/api/documents/{hit.doc_hash}/pages/{hit.page}.png?{marked}",
+                    f"/api/documents/{hit.doc_hash}/pdf#page={hit.page}")
+
+
+class Page(HTMLResponse):
+    """HTML in UTF-8; a lone surrogate left in page text (never valid Unicode) is
+    written as its escape instead of failing the whole page."""
+
+    def render(self, content: Any) -> bytes:
+        return str(content).encode("utf-8", "backslashreplace")
+
+
+def _html(template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    return Page(TEMPLATES.get_template(template).render(**context), status_code=status)
+
+
+@router.get("/", response_class=HTMLResponse)
+def search_page(request: Request, q: Annotated[str, Query(max_length=4000)] = "",
+                page: Annotated[int, Query(ge=1, le=10_000)] = 1, by_document: bool = False,
+                min_coverage: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+                needs_ocr: Literal["", "yes", "no"] = "", path: Annotated[str, Query(max_length=4096)] = "",
+                since: Annotated[str, Query(max_length=40)] = "", until: Annotated[str, Query(max_length=40)] = "",
+                sort: Literal["score", "date", "path"] = "score") -> HTMLResponse:
+    st = api.state(request)
+    form = {"q": q, "by_document": by_document, "min_coverage": "" if min_coverage is None else min_coverage,
+            "needs_ocr": needs_ocr, "path": path, "since": since, "until": until, "sort": sort}
+    filtered = bool(path or since or until or needs_ocr or min_coverage is not None)
+    context: dict[str, Any] = {"form": form, "result": None, "error": None, "hits": [], "groups": [],
+                               "doubtful": DOUBTFUL, "pages": None}
+    if not q and not filtered:
+        return _html("search.html", **context)
+    try:
+        low, high = api.dates(since or None, until or None)
+        options = SearchOptions(limit=PER_PAGE, offset=(page - 1) * PER_PAGE, by_document=by_document,
+                                min_coverage=min_coverage, needs_ocr={"yes": True, "no": False}.get(needs_ocr),
+                                path_glob=api.path_glob(path or None), timeout=st.settings.search_timeout,
+                                since=low, until=high, sort=sort)
+        with st.pool.index() as ix:
+            result = ix.search(q, options)
+    except (QueryError, HTTPException) as exc:
+        context["error"] = exc.detail if isinstance(exc, HTTPException) else str(exc)
+        return _html("search.html", status=400, **context)
+    context.update(result=result, pages=_pagination(request, result, page))
+    if result.groups:
+        context["groups"] = [(g, [_shown(h, q) for h in g.pages]) for g in result.groups]
+    else:
+        context["hits"] = [_shown(h, q) for h in result.hits]
+    return _html("search.html", **context)
+
+
+def _pagination(request: Request, result: SearchResult, page: int) -> dict[str, Any]:
+    """Links to the previous and next page of results, keeping every other parameter."""
+    params = [(k, v) for k, v in request.query_params.multi_items() if k != "page"]
+
+    def link(number: int) -> str:
+        return "/?" + urlencode([*params, ("page", str(number))])
+
+    shown = len(result.groups) if result.groups else len(result.hits)
+    more = (page - 1) * PER_PAGE + shown < result.total
+    return {"page": page, "previous": link(page - 1) if page > 1 else None, "next": link(page + 1) if more else None}
+
+
+@router.get("/signin", response_class=HTMLResponse)
+def signin_form(request: Request, next: str = "/") -> Response:
+    if api.state(request).token is None:
+        return RedirectResponse("/", status_code=303)
+    return _html("signin.html", next=safe_next(next), error=None)
+
+
+@router.post("/signin", response_class=HTMLResponse)
+async def signin(request: Request) -> Response:
+    token = api.state(request).token
+    body = b""
+    async for chunk in request.stream():  # anyone may post here: read a few KiB at most
+        body += chunk
+        if len(body) > MAX_FORM:
+            return _html("signin.html", status=413, next="/", error="That form is too large.")
+    target = safe_next(form_field(body, "next"))
+    if token is None:
+        return RedirectResponse("/", status_code=303)
+    if not token_matches(form_field(body, "token"), token):
+        return _html("signin.html", status=401, next=target,
+                     error="That is not the token this server was started with.")
+    response = RedirectResponse(target, status_code=303)
+    response.set_cookie(COOKIE, session_value(token), httponly=True, samesite="strict", path="/")
+    return response
+
