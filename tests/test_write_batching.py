@@ -20,6 +20,7 @@ import re
 import signal
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,20 @@ def _item(path: Path, n: int, pages: int = 1) -> bytes:
                         unresolved=0, needs_ocr=False) for p in range(1, pages + 1)]
     item = queue.handoff_item(RUN, job, Outcome(doc, texts, job).to_json(), pages)
     return json.dumps(item).encode()
+
+
+@contextmanager
+def _ingesting(cluster: Cluster, folder: Path, index: Path, *roles: tuple[str, str, int]) -> Iterator[Any]:
+    """``roles`` started, then a real `pdfindex ingest` client; both stopped after."""
+    client = None
+    try:
+        cluster.start(*roles)
+        client = _start_client(folder, index, cluster.env)
+        yield client
+    finally:
+        if client is not None:
+            reap(client)
+        cluster.stop()
 
 
 def _real_write(index: PageIndex) -> queue.WriteBatch:
@@ -254,20 +269,13 @@ def test_many_small_files_send_one_kick_and_take_few_commits(broker: redis.Redis
     folder, index = tmp_path / "docs", tmp_path / "index"
     files = [write(folder / f"small{i:02d}.pdf", text_pdf(f"small{i}", 1)) for i in range(30)]
     cluster = _cluster(tmp_path)
-    client = None
-    try:
-        cluster.start(("ex1", "extract", 1))
-        client = _start_client(folder, index, cluster.env)
+    with _ingesting(cluster, folder, index, ("ex1", "extract", 1)) as client:
         wait_for(lambda: broker.llen(queue.RESULTS) == len(files), 60, "every file handed off", interval=0.1)
         assert _celery_queue(broker, "index") == 1
         assert broker.exists(queue.KICK)
         start = commits(index)
         cluster.start(("writer", "index", 1))
         stdout, stderr = _finish(client, 60)
-    finally:
-        if client is not None:
-            reap(client)
-        cluster.stop()
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == len(files)
     assert commits(index) - start <= 2, commits(index) - start
@@ -285,10 +293,7 @@ def test_files_trickling_in_are_committed_a_second_after_each(broker: redis.Redi
     folder, index = tmp_path / "docs", tmp_path / "index"
     paths = [write(folder / f"slow{i}.pdf", slow_pdf(f"trickle{i}", 1, 25_000)) for i in range(3)]
     cluster = _cluster(tmp_path, file_timeout="60", file_hard_timeout="90")
-    client = None
-    try:
-        cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
-        client = _start_client(folder, index, cluster.env)
+    with _ingesting(cluster, folder, index, ("ex1", "extract", 1), ("writer", "index", 1)) as client:
         first = wait_for(lambda: (index / "current").exists() and records(index), 60, "the first file committed",
                          interval=0.05)
         committed_at = time.time()
@@ -296,10 +301,6 @@ def test_files_trickling_in_are_committed_a_second_after_each(broker: redis.Redi
         handed_off = first[0][3]  # its record's ingested time: when its extraction ended
         assert 0.9 <= committed_at - handed_off <= 8, committed_at - handed_off
         stdout, stderr = _finish(client, 90)
-    finally:
-        if client is not None:
-            reap(client)
-        cluster.stop()
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == 3
     assert commits(index) >= 3  # one per file: each came after the writer's idle second
@@ -316,19 +317,12 @@ def test_writer_killed_while_its_batch_waits_loses_nothing(broker: redis.Redis, 
     folder, index = tmp_path / "docs", tmp_path / "index"
     paths = [write(folder / f"w{i}.pdf", text_pdf(f"waiting{i}", 2)) for i in range(6)]
     cluster = _cluster(tmp_path)
-    client = None
-    try:
-        cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
-        client = _start_client(folder, index, cluster.env)
+    with _ingesting(cluster, folder, index, ("ex1", "extract", 1), ("writer", "index", 1)) as client:
         wait_for(lambda: broker.llen(queue.WRITING) >= 1 and not broker.exists(queue.WRITER_LOCK), 60,
                  "a batch waiting in pdfindex:writing", interval=0.005)
         (child,) = cluster.workers["writer"].pool_children()
         os.kill(child, signal.SIGKILL)
         stdout, stderr = _finish(client, 60)
-    finally:
-        if client is not None:
-            reap(client)
-        cluster.stop()
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == len(paths)
     ix = PageIndex(index)
