@@ -9,6 +9,8 @@ builds from the endpoints is served at ``/openapi.json`` (and browsable at
 """
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,10 +22,12 @@ from starlette.exceptions import HTTPException
 from pdfindex import __version__
 from pdfindex.config import Settings
 from pdfindex.indexer import QueryError, SearchIndexError, StorageError
+from pdfindex.workers.files import read_passwords
 
-from . import api, page
+from . import api, images, page
 from .access import Access, is_loopback
 from .indexes import IndexPool
+from .render import PageRenderer
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -36,22 +40,42 @@ class ServeOptions:
     token: str | None = None
     #: PageIndex objects lent to request threads (each keeps a searcher open).
     searchers: int = 2
+    #: Processes rendering page images, and the seconds one render may take.
+    renderers: int = 2
+    render_timeout: float = 10.0
 
 
 def create_app(options: ServeOptions) -> FastAPI:
     """The application, with the index opened (FileNotFoundError: none there)."""
-    app = FastAPI(title="pdfindex", version=__version__, default_response_class=api.JSONResponse,
+    app = FastAPI(title="pdfindex", version=__version__, default_response_class=api.JSONResponse, lifespan=_lifespan,
                   description="Search the pages of an index built by `pdfindex ingest`. The JSON shapes are "
                               "those of `pdfindex ... --json` (docs/json.md).",
                   docs_url="/docs", redoc_url=None)
     app.state.pdfindex = api.ServerState(IndexPool(options.index_dir, options.searchers), options.settings,
                                          options.token)
+    app.state.renderer = PageRenderer(processes=options.renderers, timeout=options.render_timeout,
+                                      max_memory_mb=options.settings.max_memory_mb, passwords=_passwords(options))
     app.include_router(api.router)
+    app.include_router(images.router)
     app.include_router(page.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _errors(app)
     app.add_middleware(Access, token=options.token, loopback_only=is_loopback(options.host))
     return app
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    app.state.renderer.close()  # its processes end with the server
+
+
+def _passwords(options: ServeOptions) -> list[str]:
+    """The password file's passwords, for encrypted files' page images."""
+    try:
+        return read_passwords(options.settings.password_file)
+    except (OSError, UnicodeDecodeError):
+        return []
 
 
 def _errors(app: FastAPI) -> None:
@@ -70,7 +94,9 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def _http(_: Request, exc: HTTPException) -> api.JSONResponse:
-        return error(exc.status_code, str(exc.detail))
+        response = error(exc.status_code, str(exc.detail))
+        response.headers.update(exc.headers or {})
+        return response
 
     @app.exception_handler(StorageError)
     async def _storage(_: Request, exc: StorageError) -> api.JSONResponse:

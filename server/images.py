@@ -1,0 +1,83 @@
+"""``GET /api/documents/{hash}/pages/{n}.png``: a page with the query's words boxed.
+
+The words to box are the index's own terms for the query (``indexer.marks``), so
+what is boxed is what the search matched; the page is re-extracted and rendered in
+the renderer's capped processes (``render.PageRenderer``: time, memory and pixel
+bounds, a cache), which also check that the file still holds the indexed content.
+Each way an image can fail has its own status: the page or file is not there (404),
+the file changed or is encrypted (409), the page cannot be read (422), rendering
+took too long or every render process is busy (503, with Retry-After).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import Path as PathParam
+from fastapi.responses import Response
+
+from pdfindex.indexer.marks import terms_to_mark
+from pdfindex.workers.files import OutsideRoots, check_under_roots
+
+from . import api
+from .render import (
+    DEFAULT_WIDTH,
+    DocumentChanged,
+    DocumentEncrypted,
+    DocumentGone,
+    DocumentUnreadable,
+    PageOutOfRange,
+    PageRenderer,
+    RenderError,
+    RendererBusy,
+    RendererClosed,
+    RenderTimeout,
+)
+
+router = APIRouter()
+
+_STATUS: list[tuple[type[RenderError], int]] = [
+    (PageOutOfRange, 404), (DocumentGone, 404), (DocumentChanged, 409), (DocumentEncrypted, 409),
+    (DocumentUnreadable, 422), (RenderTimeout, 503), (RendererBusy, 503), (RendererClosed, 503),
+]
+
+
+def _status(exc: RenderError) -> int:
+    return next((status for kind, status in _STATUS if isinstance(exc, kind)), 500)
+
+
+@router.get("/api/documents/{doc_hash}/pages/{number}.png", summary="Page n as PNG, the words of q boxed",
+            response_class=Response, responses={200: {"content": {"image/png": {}}}})
+def page_png(request: Request, doc_hash: api.DocHash,
+             number: Annotated[int, PathParam(ge=1, le=1_000_000, description="page number, from 1")],
+             q: Annotated[str, Query(max_length=4000, description="the query whose words to box")] = "",
+             width: Annotated[int, Query(ge=100, le=2000, description="image width in pixels")] = DEFAULT_WIDTH,
+             ) -> Response:
+    st = api.state(request)
+    renderer: PageRenderer = request.app.state.renderer
+    with st.pool.index() as ix:
+        record = ix.document(doc_hash)
+        if record is None:
+            raise HTTPException(404, f"no document {doc_hash} in the index")
+        terms = terms_to_mark(ix, q, timeout=st.settings.search_timeout) if q.strip() else frozenset()
+    if record.page_count and number > record.page_count:
+        raise HTTPException(404, f"{record.path} has {record.page_count} pages, not {number}")
+    failure: RenderError | None = None
+    for path in record.all_paths:  # the first copy that still holds the content
+        try:
+            if st.settings.roots:
+                check_under_roots(Path(path), st.settings.roots)
+            png = renderer.png(path, number, terms, st.pool.language, width, doc_hash=doc_hash)
+        except OutsideRoots as exc:
+            failure = DocumentGone(str(exc))
+        except (DocumentGone, DocumentChanged) as exc:
+            failure = exc
+        except RenderError as exc:
+            failure = exc
+            break
+        else:
+            return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=300"})
+    assert failure is not None
+    headers = {"retry-after": "2"} if isinstance(failure, (RendererBusy, RenderTimeout)) else None
+    raise HTTPException(_status(failure), str(failure), headers=headers)
