@@ -93,14 +93,15 @@ def _html(template: str, status: int = 200, **context: Any) -> HTMLResponse:
 @router.get("/", response_class=HTMLResponse)
 def search_page(request: Request, q: Annotated[str, Query(max_length=4000)] = "",
                 page: Annotated[int, Query(ge=1, le=10_000)] = 1, by_document: bool = False,
-                min_coverage: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+                min_coverage: Annotated[str, Query(max_length=10)] = "",
                 needs_ocr: Literal["", "yes", "no"] = "", path: Annotated[str, Query(max_length=4096)] = "",
                 since: Annotated[str, Query(max_length=40)] = "", until: Annotated[str, Query(max_length=40)] = "",
                 sort: Literal["score", "date", "path"] = "score") -> HTMLResponse:
     st = api.state(request)
-    form = {"q": q, "by_document": by_document, "min_coverage": "" if min_coverage is None else min_coverage,
+    coverage = _coverage(min_coverage)
+    form = {"q": q, "by_document": by_document, "min_coverage": "" if coverage is None else coverage,
             "needs_ocr": needs_ocr, "path": path, "since": since, "until": until, "sort": sort}
-    filtered = bool(path or since or until or needs_ocr or min_coverage is not None)
+    filtered = bool(path or since or until or needs_ocr or coverage is not None)
     context: dict[str, Any] = {"form": form, "result": None, "error": None, "hits": [], "groups": [],
                                "doubtful": DOUBTFUL, "pages": None}
     if not q and not filtered:
@@ -108,7 +109,7 @@ def search_page(request: Request, q: Annotated[str, Query(max_length=4000)] = ""
     try:
         low, high = api.dates(since or None, until or None)
         options = SearchOptions(limit=PER_PAGE, offset=(page - 1) * PER_PAGE, by_document=by_document,
-                                min_coverage=min_coverage, needs_ocr={"yes": True, "no": False}.get(needs_ocr),
+                                min_coverage=coverage, needs_ocr={"yes": True, "no": False}.get(needs_ocr),
                                 path_glob=api.path_glob(path or None), timeout=st.settings.search_timeout,
                                 since=low, until=high, sort=sort)
         with st.pool.index() as ix:
@@ -122,6 +123,17 @@ def search_page(request: Request, q: Annotated[str, Query(max_length=4000)] = ""
     else:
         context["hits"] = [_shown(h, q) for h in result.hits]
     return _html("search.html", **context)
+
+
+def _coverage(text: str) -> float | None:
+    """The form's coverage filter: empty (any), or a share from 0 to 1."""
+    try:
+        value = float(text) if text.strip() else None
+    except ValueError:
+        value = -1.0
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise HTTPException(400, f"min_coverage={text[:10]!r}: a share from 0 to 1")
+    return value
 
 
 def _pagination(request: Request, result: SearchResult, page: int) -> dict[str, Any]:
