@@ -24,6 +24,10 @@ def test_wheel_installs_under_pdfindex_beside_another_config(tmp_path: Path) -> 
         tops = {name.split("/")[0] for name in zf.namelist()}
         assert "pdfindex/indexer/search.py" in zf.namelist()
         assert zf.getinfo("pdfindex/indexer/search.py").file_size > 1000  # a file, not a link
+        # `pdfindex serve` needs its templates and static files beside its modules
+        for name in ("server/app.py", "server/templates/search.html", "server/templates/signin.html",
+                     "server/static/style.css"):
+            assert f"pdfindex/{name}" in zf.namelist(), name
     assert {t for t in tops if not t.endswith((".dist-info", ".data"))} == {"pdfindex"}
 
     target = tmp_path / "site"
