@@ -10,9 +10,9 @@ composed accent none of its own), so a token's character span found by the index
 analyser leads back to glyphs and their quads. Spaces and line breaks that assembly
 inserted belong to no glyph.
 
-Not seen here: glyphs drawn inside Form XObjects and annotation appearances
-(``Page.glyphs`` keeps the page stream's own, R2), and /ActualText replacements
-(the kept records are the drawn glyphs): words that exist only there get no box.
+The glyphs to give it are those text assembly was given (server/page_glyphs.py:
+forms, annotation appearances and /ActualText included); given ``Page.glyphs``
+alone (the page stream's own records, R2) the words drawn elsewhere get no box.
 
 No Whoosh here: the spans come from ``pdfindex.indexer.marks``.
 """
@@ -72,9 +72,9 @@ class PageWords:
 
 
 def page_words(glyphs: Sequence[Glyph], box: Rect, params: Params = DEFAULT_PARAMS) -> PageWords:
-    """Assemble ``glyphs`` (a page's records, ``Page.glyphs``) into its text as the
-    pipeline does, keeping the character-to-glyph array. ``box`` is the page's
-    visible box (``Page.box``)."""
+    """Assemble ``glyphs`` (``page_glyphs.text_glyphs``, or a page's own records)
+    into its text as the pipeline does, keeping the character-to-glyph array.
+    ``box`` is the page's visible box (``Page.box``)."""
     run = visible(glyphs, box)
     if any(g.vertical for g in run):
         run = order_vertical(run, params)

@@ -28,12 +28,13 @@ import pypdfium2.raw as pdfium_c
 from PIL import Image, ImageDraw
 
 from pdfindex.indexer.marks import matching_spans
-from pdfindex.pipeline import DEFAULT_PARAMS, ExtractionError, Params, PasswordError, PdfFile, iter_pages
+from pdfindex.pipeline import DEFAULT_PARAMS, ExtractionError, Params, PasswordError, PdfFile
 from pdfindex.pipeline.document import visible_box
 from pdfindex.pipeline.geometry import Rect
 from pdfindex.workers.files import read_pdf
 
 from .marks import MAX_BOXES, Quad, mark_quads
+from .page_glyphs import text_glyphs
 
 DEFAULT_WIDTH = 1000
 MIN_WIDTH = 100
@@ -159,14 +160,13 @@ def open_pdf(data: bytes, passwords: Sequence[str] = (), name: str = "<bytes>") 
 def page_marks(pdf: PdfFile, page: int, terms: Iterable[str], language: str,
                params: Params = DEFAULT_PARAMS) -> list[Quad]:
     """The boxes of ``terms`` (index terms, ``indexer.marks.terms_to_mark``) on page
-    ``page`` (1-based), from that page extracted again with its glyphs kept."""
+    ``page`` (1-based), from that page interpreted again with the glyphs its text
+    was assembled from (server/page_glyphs.py)."""
     wanted = frozenset(terms)
-    if not wanted:
+    if not wanted or not 1 <= page <= pdf.page_count:
         return []
-    extracted = next(iter_pages(pdf, [page], params=params, keep_glyphs=True), None)
-    if extracted is None:
-        return []
-    return mark_quads(extracted.glyphs, extracted.box, lambda text: matching_spans(language, text, wanted), params)
+    glyphs, box = text_glyphs(pdf, page, params)
+    return mark_quads(glyphs, box, lambda text: matching_spans(language, text, wanted), params)
 
 
 def render_png(data: bytes, page: int, quads: Iterable[Quad], width: int = DEFAULT_WIDTH, *,

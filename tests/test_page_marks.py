@@ -34,6 +34,7 @@ from pdfindex.indexer import PageIndex, QueryError
 from pdfindex.indexer.marks import matching_spans, terms_to_mark, token_spans
 from pdfindex.indexer.query import MAX_EXPANDED_TERMS
 from pdfindex.server.marks import page_words, span_quads
+from pdfindex.server.page_glyphs import text_glyphs
 from pdfindex.server.page_image import (
     MAX_HEIGHT,
     MAX_WIDTH,
@@ -58,7 +59,7 @@ from pdfindex.server.render import (
 )
 from tests.builders import font_resources, mono_font, one_font_pdf, text_line
 from tests.index_helpers import GB, cjk_pdf, extracted, page, record
-from tests.pdfwriter import PdfWriter, tounicode_cmap
+from tests.pdfwriter import Name, PdfWriter, tounicode_cmap
 
 Rect = tuple[float, float, float, float]
 SIZE = 20.0  # font size of the mono test lines
@@ -325,6 +326,37 @@ def _vertical_page() -> bytes:
     return w.to_bytes()
 
 
+def _form_page() -> bytes:
+    """The words drawn inside a Form XObject (placed by its /Matrix), beside one in
+    the page stream: their glyph records are not ``Page.glyphs`` (R2)."""
+    w = PdfWriter()
+    font = mono_font(w)
+    form = w.form_xobject(b"BT /F1 20 Tf 0 0 Td (inside culture) Tj ET", bbox=(0, 0, 400, 50),
+                          matrix=(1, 0, 0, 1, 72, 500), resources=font_resources(font))
+    w.add_page(text_line(X, Y, b"(page culture) Tj", size=SIZE) + b"q /Fm1 Do Q\n",
+               resources=font_resources(font, xobjects={"Fm1": form}))
+    return w.to_bytes()
+
+
+def _annotation_page() -> bytes:
+    """A FreeText comment whose appearance draws a word: a viewer shows it, the
+    index has it."""
+    w = PdfWriter()
+    font = mono_font(w)
+    appearance = w.form_xobject(b"BT /F1 20 Tf 0 5 Td (noted culture) Tj ET", bbox=(0, 0, 200, 30),
+                                resources=font_resources(font))
+    annot = w.add({"Type": Name("Annot"), "Subtype": Name("FreeText"), "Rect": [72, 400, 272, 430],
+                   "AP": {"N": appearance}, "Contents": b"noted culture"})
+    w.add_page(text_line(X, Y, b"(page text) Tj", size=SIZE), resources=font_resources(font),
+               page_attrs={"Annots": [annot]})
+    return w.to_bytes()
+
+
+#: "Mit" + a space glyph whose /ActualText is a soft hyphen + "arbeiter": the index
+#: holds one word, Mitarbeiter (pdf.js issue 13226 draws its words so).
+ACTUAL_TEXT = one_font_pdf(b"BT /F1 20 Tf 72 700 Td (Mit) Tj /Span <</ActualText <FEFF00AD>>> BDC ( ) Tj EMC "
+                           b"(arbeiter hier) Tj ET")
+
 PAGES = {
     "plain lines": mono_pdf([(72, 700, b"Free culture runs"), (72, 650, b"second line  here"), (72, 600, b"  ")]),
     "words placed by TJ gaps": one_font_pdf(text_line(72, 700, b"[(Free) -800 (culture) -800 (runs)] TJ", size=SIZE)),
@@ -337,13 +369,18 @@ PAGES = {
     "hebrew in visual order": _hebrew_page(),
     "superscript": one_font_pdf(b"BT /F1 20 Tf 72 700 Td (E=mc) Tj 5 Ts (2) Tj 0 Ts ( here) Tj ET"),
     "outside the crop box": mono_pdf([(72, 700, b"kept"), (72, 100, b"cropped")], crop_box=(0, 400, 612, 792)),
+    "form xobject": _form_page(),
+    "annotation appearance": _annotation_page(),
+    "actual text": ACTUAL_TEXT,
 }
 
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_page_words_rebuild_the_page_text_with_each_characters_glyph(name: str) -> None:
     extracted_page = pipeline.extract(PAGES[name], keep_glyphs=True).pages[0]
-    words = page_words(extracted_page.glyphs, extracted_page.box)
+    glyphs, box = text_glyphs(pipeline.PdfFile(PAGES[name]), 1)
+    assert box == extracted_page.box
+    words = page_words(glyphs, box)
     assert words.text == extracted_page.text
     assert extracted_page.text.strip()
     assert len(words.owners) == len(words.text)
@@ -353,6 +390,19 @@ def test_page_words_rebuild_the_page_text_with_each_characters_glyph(name: str) 
             continue
         glyph_text = unicodedata.normalize("NFKC", words.glyphs[owner].text)
         assert unicodedata.normalize("NFKC", ch) in glyph_text, f"{ch!r} said to come from {glyph_text!r}"
+
+
+@pytest.mark.parametrize("name", ["form xobject", "annotation appearance", "actual text"])
+def test_the_page_streams_own_glyphs_alone_would_miss_words(name: str) -> None:
+    """Why marks take text_glyphs, not Page.glyphs: forms, annotation appearances
+    and ActualText are in the indexed text, not in the kept records."""
+    extracted_page = pipeline.extract(PAGES[name], keep_glyphs=True).pages[0]
+    assert page_words(extracted_page.glyphs, extracted_page.box).text != extracted_page.text
+
+
+def test_text_glyphs_keep_at_most_their_limit() -> None:
+    glyphs, _ = text_glyphs(pipeline.PdfFile(PAGES["plain lines"]), 1, limit=5)
+    assert [g.text for g in glyphs] == list("Free ")
 
 
 def test_a_composed_accent_and_a_ligature_lead_to_their_glyphs() -> None:
@@ -418,6 +468,26 @@ def test_a_stem_is_marked(tmp_path: Path) -> None:
     index = index_of(tmp_path, data)
     img = image_of(marked_png(data, 1, terms_to_mark(index, "running"), index.language))
     assert_marks_exactly(img, [device_rect(data, word_rect(X, Y, line, b"runs"), img.size)])
+
+
+def test_words_drawn_by_a_form_and_an_annotation_are_marked(tmp_path: Path) -> None:
+    form, note = PAGES["form xobject"], PAGES["annotation appearance"]
+    index = index_of(tmp_path, form, note)
+    terms = terms_to_mark(index, "culture")
+    img = image_of(marked_png(form, 1, terms, index.language))
+    assert_marks_exactly(img, [device_rect(form, word_rect(X, Y, b"page culture", b"culture"), img.size),
+                               device_rect(form, word_rect(72, 500, b"inside culture", b"culture"), img.size)])
+    img = image_of(marked_png(note, 1, terms, index.language))
+    assert_marks_exactly(img, [device_rect(note, word_rect(72, 405, b"noted culture", b"culture"), img.size)])
+
+
+def test_a_word_joined_by_actual_text_is_one_box(tmp_path: Path) -> None:
+    index = index_of(tmp_path, ACTUAL_TEXT)
+    terms = terms_to_mark(index, "Mitarbeiter")
+    assert terms == {"mitarbeit"}
+    img = image_of(marked_png(ACTUAL_TEXT, 1, terms, index.language))
+    # "Mit", the space glyph standing for the soft hyphen, "arbeiter": one box
+    assert_marks_exactly(img, [device_rect(ACTUAL_TEXT, (72, 696, 72 + 12 * 10, 716), img.size)])
 
 
 def test_every_occurrence_and_a_phrase_word_elsewhere_are_marked(tmp_path: Path) -> None:
