@@ -259,8 +259,8 @@ def file_png(path: Path | str, doc_hash: str, page: int, terms: Iterable[str], l
         read = read_pdf(Path(path))
     except FileNotFoundError:
         raise DocumentGone(f"{path}: the file is gone (moved or deleted since it was indexed)") from None
-    except OSError as exc:
-        raise DocumentGone(f"{path}: cannot read the file: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise DocumentGone(f"{path}: cannot read the file: {getattr(exc, 'strerror', None) or exc}") from None
     if read.doc_hash != doc_hash:
         raise DocumentChanged(f"{path}: the file has changed since it was indexed; ingest it again")
     return marked_png(read.data, page, terms, language, width, passwords=passwords, name=str(path))

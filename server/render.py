@@ -218,10 +218,10 @@ class PageRenderer:
         wanted = tuple(sorted(set(terms)))
         try:
             st = os.stat(pdf_path)
-        except OSError as exc:
-            raise DocumentGone(f"{pdf_path}: the file is gone (moved or deleted since it was indexed)"
-                               if isinstance(exc, FileNotFoundError)
-                               else f"{pdf_path}: cannot read the file: {exc.strerror or exc}") from None
+        except FileNotFoundError:
+            raise DocumentGone(f"{pdf_path}: the file is gone (moved or deleted since it was indexed)") from None
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+            raise DocumentGone(f"{pdf_path}: cannot read the file: {getattr(exc, 'strerror', None) or exc}") from None
         # The file's size and mtime in the key: a file changed since its image was
         # cached goes to a render process, which compares its content with doc_hash.
         key = (doc_hash, page, width, wanted, language, st.st_size, st.st_mtime_ns)

@@ -33,7 +33,7 @@ from pdfindex import pipeline
 from pdfindex.indexer import PageIndex, QueryError
 from pdfindex.indexer.marks import matching_spans, terms_to_mark, token_spans
 from pdfindex.indexer.query import MAX_EXPANDED_TERMS
-from pdfindex.server.marks import page_words, span_quads
+from pdfindex.server.marks import mark_quads, page_words, span_quads
 from pdfindex.server.page_glyphs import text_glyphs
 from pdfindex.server.page_image import (
     MAX_HEIGHT,
@@ -437,6 +437,20 @@ def test_a_token_across_two_lines_gets_a_box_on_each() -> None:
     assert second[0] == pytest.approx(72) and second[2] == pytest.approx(84) and second[1] == pytest.approx(693.6)
 
 
+def test_boxes_are_capped_per_page() -> None:
+    data = mono_pdf([(X, 700 - 30 * i, b"a a a a a a a a a a") for i in range(5)])
+    pdf = pipeline.PdfFile(data)
+    glyphs, box = text_glyphs(pdf, 1)
+    assert len(mark_quads(glyphs, box, lambda text: matching_spans("none", text, {"a"}))) == 50
+    assert len(mark_quads(glyphs, box, lambda text: matching_spans("none", text, {"a"}), limit=7)) == 7
+
+
+def test_an_unknown_language_still_marks_unstemmed_words() -> None:
+    quads = page_marks(pipeline.PdfFile(PAGES["plain lines"]), 1, {"culture"}, "xx")
+    assert len(quads) == 1
+    assert page_marks(pipeline.PdfFile(PAGES["plain lines"]), 1, {"cultur"}, "xx") == []
+
+
 def test_page_marks_of_no_terms_extract_nothing() -> None:
     assert page_marks(pipeline.PdfFile(PAGES["plain lines"]), 1, set(), "en") == []
 
@@ -671,6 +685,8 @@ def test_a_file_gone_or_changed_since_indexing_is_refused(tmp_path: Path) -> Non
         file_png(path, doc_hash, 1, {"free"}, "en")
     with pytest.raises(DocumentGone, match="not a regular file"):
         file_png(tmp_path, doc_hash, 1, {"free"}, "en")
+    with pytest.raises(DocumentGone, match="cannot read the file"):
+        file_png(f"{tmp_path}/nul\0.pdf", doc_hash, 1, {"free"}, "en")
 
 
 # ---- the pool: bounded, replaced when killed, cached ----------------------------------------------------
@@ -727,6 +743,16 @@ def test_the_pool_reports_each_error_as_its_own_kind(renderer: PageRenderer, tmp
         renderer.png(broken, 1, {"free"}, "en", doc_hash=broken_hash)
     with pytest.raises(DocumentGone, match="the file is gone"):
         renderer.png(tmp_path / "missing.pdf", 1, {"free"}, "en", doc_hash=doc_hash)
+    with pytest.raises(DocumentGone, match="cannot read the file"):
+        renderer.png(f"{tmp_path}/nul\0.pdf", 1, {"free"}, "en", doc_hash=doc_hash)
+    with pytest.raises(DocumentGone, match="not a regular file"):
+        renderer.png(tmp_path, 1, {"free"}, "en", doc_hash=doc_hash)
+    fifo = tmp_path / "fifo.pdf"
+    os.mkfifo(fifo)  # would block a reader for good
+    started = time.monotonic()
+    with pytest.raises(DocumentGone, match="not a regular file"):
+        renderer.png(fifo, 1, {"free"}, "en", doc_hash=doc_hash)
+    assert time.monotonic() - started < 5
 
 
 def test_a_changed_or_deleted_file_is_not_served_from_the_cache(renderer: PageRenderer, tmp_path: Path) -> None:
