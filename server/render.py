@@ -253,13 +253,20 @@ class PageRenderer:
                 self._idle.put(proc)
             else:
                 self._replace(proc)
-        if reply[0] == "ok":
-            return bytes(reply[1])
-        raise _ERRORS.get(reply[1], RenderFailed)(reply[2])
+        if reply[0] == "ok" and isinstance(reply[1], bytes):
+            return reply[1]
+        if reply[0] == "error" and len(reply) == 3:
+            raise _ERRORS.get(reply[1], RenderFailed)(reply[2])
+        raise RenderFailed(f"{job[0]}: page {job[2]}: the render process sent no image")
 
     def _take(self) -> _Process:
         if self._closed:
             raise RendererClosed("the page renderer is closed")
+        if not self._all:  # every replacement failed to start (no processes left to the user?)
+            try:
+                self._start_process()
+            except OSError as exc:
+                raise RenderFailed(f"no render process could be started: {exc}") from None
         try:
             proc = self._idle.get(timeout=self.wait)
         except queue.Empty:
@@ -290,7 +297,8 @@ class PageRenderer:
         with self._lock:
             self._all.discard(proc)
         proc.stop()
-        self._start_process()
+        with contextlib.suppress(OSError):  # out of processes: the next call tries again
+            self._start_process()
 
     def close(self) -> None:
         """Stop every render process; calls after this raise RendererClosed."""
