@@ -45,7 +45,7 @@ from .records import (
     Status,
 )
 from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
-from .search import run_search
+from .search import estimated_postings, run_search
 
 if TYPE_CHECKING:
     from .writer import PageWriter
@@ -151,6 +151,12 @@ class PageIndex:
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
         with self._faults("searching"):
             return run_search(self._ix, self._searcher(), query, options or SearchOptions())
+
+    def estimated_postings(self, query: str, options: SearchOptions | None = None) -> int | None:
+        """What ``search`` would cost, in postings walked (None: a listing); for a
+        server to keep costly searches from holding back cheap ones."""
+        with self._faults("estimating a search"):
+            return estimated_postings(self._ix, self._searcher(), query, options or SearchOptions())
 
     def list_documents(self, filters: ListFilters | None = None, limit: int | None = None,
                        offset: int = 0) -> Listing:

@@ -231,6 +231,24 @@ def _total(results: Any, partial: bool, exact: bool) -> tuple[int, bool]:
     return (COUNT_CAP, True) if counted > COUNT_CAP else (counted, False)
 
 
+#: Seconds estimating a query's cost may spend expanding its wildcards.
+_ESTIMATE_SECONDS = 0.2
+
+
+def estimated_postings(ix: Index, searcher: Searcher, text: str, options: SearchOptions) -> int | None:
+    """How many postings the search would walk: its terms' document frequencies
+    summed, wildcards expanded (a phrase walks every word's postings, so a phrase
+    of common words counts as much as they do). None for a listing (no query),
+    whose cost is that of what the filters let through. Raises QueryError as the
+    search would. Cheap: a parse and a lexicon lookup per term."""
+    if is_listing_query(text, options):
+        return None
+    parsed = parse(ix, text)
+    query, _ = bound_expansions(searcher, parsed.query, time.monotonic() + _ESTIMATE_SECONDS)
+    reader = searcher.reader()
+    return sum(reader.doc_frequency(name, term) for name, term in query.iter_all_terms())
+
+
 def run_search(ix: Index, searcher: Searcher, text: str, options: SearchOptions) -> SearchResult:
     """Run a query; pages (or documents) from ``offset``, at most ``limit``. An
     empty query or ``*`` lists what the filters let through, unscored."""

@@ -3,4 +3,5 @@ import sys
 
 from pdfindex.cli.main import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when a spawned process (page renderer, search lane) imports it
+    sys.exit(main())

@@ -24,7 +24,7 @@ from fastapi import APIRouter, HTTPException, Path as PathParam, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
 from pdfindex.config import Settings
-from pdfindex.cli.list_cmd import resolve_path_glob, since_arg, until_arg
+from pdfindex.cli.list_cmd import problem_arg, resolve_path_glob, since_arg, until_arg
 from pdfindex.cli.shapes import document_json, json_text, listing_json, result_json, status_json
 from pdfindex.indexer import DocumentRecord, ListFilters, PageIndex, SearchOptions, Status
 from pdfindex.workers.files import OutsideRoots, check_under_roots
@@ -78,6 +78,17 @@ def path_glob(value: str | None) -> str | None:
     return resolve_path_glob(value)
 
 
+def problem_code(value: str | None) -> str | None:
+    """A problem code as ``list --problems`` takes it ('' for any); an unknown one
+    is a 400, as the CLI refuses it, not an empty list that looks like an answer."""
+    if value is None:
+        return None
+    try:
+        return problem_arg(value)
+    except argparse.ArgumentTypeError as exc:
+        raise HTTPException(400, f"problem: {exc}") from None
+
+
 def dates(since: str | None, until: str | None) -> tuple[float | None, float | None]:
     low, high = _date(since, False), _date(until, True)
     if low is not None and high is not None and low > high:
@@ -104,8 +115,7 @@ def search(request: Request, q: Annotated[str, Query(max_length=4000, descriptio
     options = SearchOptions(limit=limit, offset=offset, by_document=by_document, min_coverage=min_coverage,
                             needs_ocr=needs_ocr, path_glob=path_glob(path), timeout=st.settings.search_timeout,
                             exact_count=exact_count, since=low, until=high, sort=sort)
-    with st.pool.index() as ix:
-        result = ix.search(q, options)
+    result = request.app.state.lanes.search(q, options)
     return JSONResponse(result_json(result))
 
 
@@ -117,7 +127,7 @@ def documents(request: Request, status: Status | None = None, needs_ocr: NeedsOc
     st = state(request)
     low, high = dates(since, until)
     filters = ListFilters(status=status, needs_ocr=needs_ocr, min_coverage=min_coverage, path_glob=path_glob(path),
-                          since=low, until=high, problem=problem)
+                          since=low, until=high, problem=problem_code(problem))
     with st.pool.index() as ix:
         listing = ix.list_documents(filters, limit, offset)
     return JSONResponse(listing_json(listing, pages=False))
@@ -161,8 +171,9 @@ def open_indexed(record: DocumentRecord, roots: tuple[Path, ...]) -> tuple[int, 
     """An open descriptor of one of the record's paths whose bytes hash to the
     record (its size, and the path); HTTPException 404/409 when none does. The
     hash is checked on the open descriptor, which is what is then read: nothing
-    swapped in after the check can be served."""
-    if record.status != Status.INDEXED:
+    swapped in after the check can be served. A file without text (EMPTY: a scan)
+    is served too: its pages are listed as needing OCR, and the page links to it."""
+    if record.status not in (Status.INDEXED, Status.EMPTY):
         raise HTTPException(409, f"{record.path}: not indexed ({record.status})")
     problems = []
     for path in record.all_paths:

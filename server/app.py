@@ -27,6 +27,7 @@ from pdfindex.workers.files import read_passwords
 from . import api, images, page
 from .access import Access, is_loopback
 from .indexes import IndexPool
+from .lanes import SearchLanes, SearchStuck
 from .render import PageRenderer
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -53,6 +54,7 @@ def create_app(options: ServeOptions) -> FastAPI:
                   docs_url="/docs", redoc_url=None)
     app.state.pdfindex = api.ServerState(IndexPool(options.index_dir, options.searchers), options.settings,
                                          options.token)
+    app.state.lanes = SearchLanes(app.state.pdfindex.pool)
     app.state.renderer = PageRenderer(processes=options.renderers, timeout=options.render_timeout,
                                       max_memory_mb=options.settings.max_memory_mb, passwords=_passwords(options))
     app.include_router(api.router)
@@ -67,7 +69,8 @@ def create_app(options: ServeOptions) -> FastAPI:
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
-    app.state.renderer.close()  # its processes end with the server
+    app.state.renderer.close()  # their processes end with the server
+    app.state.lanes.close()
 
 
 def _passwords(options: ServeOptions) -> list[str]:
@@ -96,6 +99,12 @@ def _errors(app: FastAPI) -> None:
     async def _http(_: Request, exc: HTTPException) -> api.JSONResponse:
         response = error(exc.status_code, str(exc.detail))
         response.headers.update(exc.headers or {})
+        return response
+
+    @app.exception_handler(SearchStuck)
+    async def _stuck(_: Request, exc: SearchStuck) -> api.JSONResponse:
+        response = error(503, str(exc))
+        response.headers["retry-after"] = "2"
         return response
 
     @app.exception_handler(StorageError)
