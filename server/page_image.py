@@ -54,7 +54,8 @@ _ROTATIONS = (0, 90, 180, 270)
 
 
 class RenderError(Exception):
-    """A page image that cannot be made. ``status``: the HTTP status it suggests."""
+    """A page image that cannot be made. ``status``: the HTTP status it suggests
+    (those of server/images.py and docs/serve.md)."""
 
     status: ClassVar[int] = 500
 
@@ -66,7 +67,7 @@ class PageOutOfRange(RenderError):
 class DocumentGone(RenderError):
     """The indexed file is no longer where the index says (moved or deleted)."""
 
-    status = 410
+    status = 404
 
 
 class DocumentChanged(RenderError):
@@ -78,7 +79,7 @@ class DocumentChanged(RenderError):
 class DocumentEncrypted(RenderError):
     """Encrypted, and no known password opens it."""
 
-    status = 403
+    status = 409
 
 
 class DocumentUnreadable(RenderError):
@@ -88,7 +89,7 @@ class DocumentUnreadable(RenderError):
 
 
 class RenderTimeout(RenderError):
-    status = 504
+    status = 503
 
 
 class RenderFailed(RenderError):

@@ -963,3 +963,10 @@ def test_render_time_of_a_marked_text_page(tmp_path: Path) -> None:
     print(f"\nmarked text page, width 1000, {runs} renders: in-process p50 {p50 * 1000:.0f} ms, "
           f"p95 {p95 * 1000:.0f} ms; through the pool p50 {q50 * 1000:.0f} ms, p95 {q95 * 1000:.0f} ms")
     assert p95 < 1.0 and q95 < 1.0  # the target for the served image is p95 <= 0.5 s
+
+
+def test_each_error_suggests_the_status_the_api_documents() -> None:
+    statuses = {PageOutOfRange: 404, DocumentGone: 404, DocumentChanged: 409, DocumentEncrypted: 409,
+                DocumentUnreadable: 422, RenderTimeout: 503, RendererBusy: 503, RendererClosed: 503,
+                RenderFailed: 500}
+    assert {kind: kind.status for kind in statuses} == statuses
