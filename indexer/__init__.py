@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import lean_import  # noqa: F401  # isort: skip
 
 import contextlib
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -151,6 +152,17 @@ class PageIndex:
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
         with self._faults("searching"):
             return run_search(self._ix, self._searcher(), query, options or SearchOptions())
+
+    def terms_to_mark(self, query: str, timeout: float = 5.0) -> frozenset[str]:
+        """The indexed page-text terms ``query`` would match, as the index holds them
+        (folded and stemmed; a lone CJK character as itself): what a page image marks
+        (``marks.expand_terms``). Raises QueryError for a query the search would
+        refuse. Expansion stops at ``timeout`` seconds and at the search's term cap:
+        a cut expansion marks fewer words, never wrong ones."""
+        from .marks import expand_terms  # noqa: PLC0415 - only the server marks pages
+
+        with self._faults("reading the index for the words to mark"):
+            return expand_terms(self._ix, self._searcher(), query, time.monotonic() + timeout)
 
     def estimated_postings(self, query: str, options: SearchOptions | None = None) -> int | None:
         """What ``search`` would cost, in postings walked (None: a listing); for a

@@ -1,8 +1,8 @@
 """What to mark on a page image for a query (issue 10): the index side.
 
 The page image marks the words a search matched, so both halves must read words
-exactly as the index does. ``terms_to_mark`` parses the query with our own parser
-(query.py) and expands its prefixes, wildcards, fuzzy words and ranges against the
+exactly as the index does. ``PageIndex.terms_to_mark`` (``expand_terms``) parses
+the query with our own parser (query.py) and expands its prefixes, wildcards, fuzzy words and ranges against the
 index's lexicon within the search's own caps, then keeps the text-field terms a page
 can match: negated words give nothing, other fields (``title:``, ``author:``, the
 file name) give nothing, a phrase gives its words. ``token_spans`` and
@@ -15,10 +15,8 @@ and character spans.
 """
 from __future__ import annotations
 
-import time
 import unicodedata
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -43,37 +41,14 @@ if TYPE_CHECKING:
     from whoosh.index import Index
     from whoosh.searching import Searcher
 
-    from . import PageIndex
 
 #: The only field whose terms a page image can show: the page text.
 TEXT_FIELD = "text"
-#: Seconds expanding a query's wildcards may take (the search's default deadline).
-DEFAULT_TIMEOUT = 5.0
-
-
-def terms_to_mark(index: PageIndex, query: str, timeout: float = DEFAULT_TIMEOUT) -> frozenset[str]:
-    """The indexed page-text terms ``query`` would match, as the index holds them
-    (folded and stemmed; a lone CJK character as itself). Raises QueryError for a
-    query the search would refuse, StorageError for an unreadable index. Expansion
-    stops at ``timeout`` seconds and at MAX_EXPANDED_TERMS, as a search's does: a
-    cut expansion marks fewer words, never wrong ones."""
-    with _reading(index, "reading the index for the words to mark") as (ix, searcher):
-        return expand_terms(ix, searcher, query, time.monotonic() + timeout)
-
-
-@contextmanager
-def _reading(index: PageIndex, doing: str) -> Iterator[tuple[Index, Searcher]]:
-    """The index's current Whoosh index and its kept searcher, with storage faults
-    turned into StorageError. PageIndex has no public accessor for these (its
-    search goes through them the same way); a ``PageIndex.terms_to_mark`` calling
-    ``expand_terms`` would make this private access unnecessary."""
-    with index._faults(doing):
-        yield index._ix, index._searcher()
 
 
 def expand_terms(ix: Index | Any, searcher: Searcher, query: str, deadline: float,
                  budget: int = MAX_EXPANDED_TERMS) -> frozenset[str]:
-    """``terms_to_mark`` on an open index: parse, expand within ``budget`` terms
+    """``PageIndex.terms_to_mark`` on an open index: parse, expand within ``budget`` terms
     and ``deadline`` (time.monotonic()), collect the positive text terms."""
     parsed = parse(ix, query)
     narrowed = parsed.query.accept(_lone_cjk_as_term)

@@ -17,35 +17,20 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from fastapi.responses import Response
 
-from pdfindex.indexer.marks import terms_to_mark
 from pdfindex.workers.files import OutsideRoots, check_under_roots
 
 from . import api
 from .render import (
     DEFAULT_WIDTH,
     DocumentChanged,
-    DocumentEncrypted,
     DocumentGone,
-    DocumentUnreadable,
-    PageOutOfRange,
     PageRenderer,
     RenderError,
     RendererBusy,
-    RendererClosed,
     RenderTimeout,
 )
 
 router = APIRouter()
-
-_STATUS: list[tuple[type[RenderError], int]] = [
-    (PageOutOfRange, 404), (DocumentGone, 404), (DocumentChanged, 409), (DocumentEncrypted, 409),
-    (DocumentUnreadable, 422), (RenderTimeout, 503), (RendererBusy, 503), (RendererClosed, 503),
-]
-
-
-def _status(exc: RenderError) -> int:
-    return next((status for kind, status in _STATUS if isinstance(exc, kind)), 500)
-
 
 @router.get("/api/documents/{doc_hash}/pages/{number}.png", summary="Page n as PNG, the words of q boxed",
             response_class=Response, responses={200: {"content": {"image/png": {}}}})
@@ -60,7 +45,7 @@ def page_png(request: Request, doc_hash: api.DocHash,
         record = ix.document(doc_hash)
         if record is None:
             raise HTTPException(404, f"no document {doc_hash} in the index")
-        terms = terms_to_mark(ix, q, timeout=st.settings.search_timeout) if q.strip() else frozenset()
+        terms = ix.terms_to_mark(q, timeout=st.settings.search_timeout) if q.strip() else frozenset()
     if record.page_count and number > record.page_count:
         raise HTTPException(404, f"{record.path} has {record.page_count} pages, not {number}")
     failure: RenderError | None = None
@@ -80,4 +65,4 @@ def page_png(request: Request, doc_hash: api.DocHash,
             return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=300"})
     assert failure is not None
     headers = {"retry-after": "2"} if isinstance(failure, (RendererBusy, RenderTimeout)) else None
-    raise HTTPException(_status(failure), str(failure), headers=headers)
+    raise HTTPException(failure.status, str(failure), headers=headers)

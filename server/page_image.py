@@ -161,7 +161,7 @@ def open_pdf(data: bytes, passwords: Sequence[str] = (), name: str = "<bytes>") 
 
 def page_marks(pdf: PdfFile, page: int, terms: Iterable[str], language: str,
                params: Params = DEFAULT_PARAMS) -> list[Quad]:
-    """The boxes of ``terms`` (index terms, ``indexer.marks.terms_to_mark``) on page
+    """The boxes of ``terms`` (index terms, ``PageIndex.terms_to_mark``) on page
     ``page`` (1-based), from that page interpreted again with the glyphs its text
     was assembled from (server/page_glyphs.py)."""
     wanted = frozenset(terms)

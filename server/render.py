@@ -210,7 +210,7 @@ class PageRenderer:
             width: int = DEFAULT_WIDTH, *, doc_hash: str) -> bytes:
         """Page ``page`` (1-based) of the indexed file ``pdf_path`` as PNG, ``width``
         pixels wide (clamped to 100..2000; a very tall page is narrower), with the
-        index terms ``terms`` (``indexer.marks.terms_to_mark``) marked; ``language``
+        index terms ``terms`` (``PageIndex.terms_to_mark``) marked; ``language``
         is the index's. ``doc_hash`` is the content hash the index holds for the
         file: a file whose content differs is refused (DocumentChanged). Raises a
         RenderError subclass for everything that stops the image."""

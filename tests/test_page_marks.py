@@ -31,7 +31,7 @@ from PIL import Image, ImageChops, ImageDraw
 
 from pdfindex import pipeline
 from pdfindex.indexer import PageIndex, QueryError
-from pdfindex.indexer.marks import matching_spans, terms_to_mark, token_spans
+from pdfindex.indexer.marks import matching_spans, token_spans
 from pdfindex.indexer.query import MAX_EXPANDED_TERMS
 from pdfindex.server.marks import mark_quads, page_words, span_quads
 from pdfindex.server.page_glyphs import text_glyphs
@@ -178,12 +178,12 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
     ("text:culture", {"cultur"}),
 ])
 def test_words_give_the_terms_the_index_holds(library: PageIndex, query: str, terms: set[str]) -> None:
-    assert terms_to_mark(library, query) == terms
+    assert library.terms_to_mark(query) == terms
 
 
 @pytest.mark.parametrize("query", ['"free culture"', '"free culture"~3', '"Free CULTURE"'])
 def test_a_phrase_gives_its_words(library: PageIndex, query: str) -> None:
-    assert terms_to_mark(library, query) == {"free", "cultur"}
+    assert library.terms_to_mark(query) == {"free", "cultur"}
 
 
 @pytest.mark.parametrize(("query", "terms"), [
@@ -197,7 +197,7 @@ def test_a_phrase_gives_its_words(library: PageIndex, query: str) -> None:
 ])
 def test_prefixes_wildcards_fuzzy_and_ranges_expand_against_the_lexicon(
         library: PageIndex, query: str, terms: set[str]) -> None:
-    assert terms_to_mark(library, query) == terms
+    assert library.terms_to_mark(query) == terms
 
 
 @pytest.mark.parametrize(("query", "terms"), [
@@ -212,7 +212,7 @@ def test_prefixes_wildcards_fuzzy_and_ranges_expand_against_the_lexicon(
     ("NOT NOT culture", set()),  # as the search reads it: NOT culture
 ])
 def test_negated_words_give_nothing(library: PageIndex, query: str, terms: set[str]) -> None:
-    assert terms_to_mark(library, query) == terms
+    assert library.terms_to_mark(query) == terms
 
 
 @pytest.mark.parametrize("query", [
@@ -221,11 +221,11 @@ def test_negated_words_give_nothing(library: PageIndex, query: str, terms: set[s
     "*",
 ])
 def test_other_fields_and_match_all_give_nothing(library: PageIndex, query: str) -> None:
-    assert terms_to_mark(library, query) == frozenset()
+    assert library.terms_to_mark(query) == frozenset()
 
 
 def test_a_field_beside_words_gives_only_the_words(library: PageIndex) -> None:
-    assert terms_to_mark(library, "title:report culture author:ada") == {"cultur"}
+    assert library.terms_to_mark("title:report culture author:ada") == {"cultur"}
 
 
 @pytest.mark.parametrize(("query", "terms"), [
@@ -234,22 +234,22 @@ def test_a_field_beside_words_gives_only_the_words(library: PageIndex) -> None:
     ("全文检索", {"全文", "文检", "检索"}),
 ])
 def test_cjk_terms_are_bigrams_and_a_lone_character_itself(library: PageIndex, query: str, terms: set[str]) -> None:
-    assert terms_to_mark(library, query) == terms
+    assert library.terms_to_mark(query) == terms
 
 
 def test_expansion_stays_within_the_search_cap(tmp_path: Path) -> None:
     words = [f"w{n:04d}x" for n in range(MAX_EXPANDED_TERMS + 200)]
     index = text_index(tmp_path, " ".join(words))
-    assert len(terms_to_mark(index, "w*")) == MAX_EXPANDED_TERMS
-    assert terms_to_mark(index, "w*") <= set(words)
-    assert terms_to_mark(index, "w0007x") == {"w0007x"}
+    assert len(index.terms_to_mark("w*")) == MAX_EXPANDED_TERMS
+    assert index.terms_to_mark("w*") <= set(words)
+    assert index.terms_to_mark("w0007x") == {"w0007x"}
 
 
 def test_expansion_stops_at_its_deadline(tmp_path: Path) -> None:
     words = [f"w{n:04d}x" for n in range(MAX_EXPANDED_TERMS)]
     index = text_index(tmp_path, " ".join(words))
-    full = terms_to_mark(index, "w*")
-    cut = terms_to_mark(index, "w*", timeout=0.0)
+    full = index.terms_to_mark("w*")
+    cut = index.terms_to_mark("w*", timeout=0.0)
     assert len(full) == MAX_EXPANDED_TERMS
     assert cut < full  # fewer words, never other ones
 
@@ -257,7 +257,7 @@ def test_expansion_stops_at_its_deadline(tmp_path: Path) -> None:
 @pytest.mark.parametrize("query", ["", "   ", '"unclosed', "title:", "(free", "x" * 1001, "free AND", "-"])
 def test_queries_the_search_refuses_are_refused(library: PageIndex, query: str) -> None:
     with pytest.raises(QueryError):
-        terms_to_mark(library, query)
+        library.terms_to_mark(query)
 
 
 # ---- token_spans and matching_spans: the analyser with offsets ------------------------------------
@@ -460,7 +460,7 @@ def test_page_marks_of_no_terms_extract_nothing() -> None:
 def test_a_plain_word_is_boxed_where_it_is_drawn(tmp_path: Path) -> None:
     data = mono_pdf([(X, Y, LINE), (X, 600, b"another line")])
     index = index_of(tmp_path, data)
-    png = marked_png(data, 1, terms_to_mark(index, "culture"), index.language)
+    png = marked_png(data, 1, index.terms_to_mark("culture"), index.language)
     img = image_of(png)
     assert img.size == (1000, round(792 * 1000 / 612))
     assert_marks_exactly(img, [device_rect(data, word_rect(X, Y, LINE, b"culture"), img.size)])
@@ -472,7 +472,7 @@ def test_a_folded_accent_is_marked(tmp_path: Path, drawn: bytes, query: str) -> 
     line = b"the " + drawn + b" here"
     data = mono_pdf([(X, Y, line)])
     index = index_of(tmp_path, data)
-    img = image_of(marked_png(data, 1, terms_to_mark(index, query), index.language))
+    img = image_of(marked_png(data, 1, index.terms_to_mark(query), index.language))
     assert_marks_exactly(img, [device_rect(data, word_rect(X, Y, line, drawn), img.size)])
 
 
@@ -480,14 +480,14 @@ def test_a_stem_is_marked(tmp_path: Path) -> None:
     line = b"she runs and ran"
     data = mono_pdf([(X, Y, line)])
     index = index_of(tmp_path, data)
-    img = image_of(marked_png(data, 1, terms_to_mark(index, "running"), index.language))
+    img = image_of(marked_png(data, 1, index.terms_to_mark("running"), index.language))
     assert_marks_exactly(img, [device_rect(data, word_rect(X, Y, line, b"runs"), img.size)])
 
 
 def test_words_drawn_by_a_form_and_an_annotation_are_marked(tmp_path: Path) -> None:
     form, note = PAGES["form xobject"], PAGES["annotation appearance"]
     index = index_of(tmp_path, form, note)
-    terms = terms_to_mark(index, "culture")
+    terms = index.terms_to_mark("culture")
     img = image_of(marked_png(form, 1, terms, index.language))
     assert_marks_exactly(img, [device_rect(form, word_rect(X, Y, b"page culture", b"culture"), img.size),
                                device_rect(form, word_rect(72, 500, b"inside culture", b"culture"), img.size)])
@@ -497,7 +497,7 @@ def test_words_drawn_by_a_form_and_an_annotation_are_marked(tmp_path: Path) -> N
 
 def test_a_word_joined_by_actual_text_is_one_box(tmp_path: Path) -> None:
     index = index_of(tmp_path, ACTUAL_TEXT)
-    terms = terms_to_mark(index, "Mitarbeiter")
+    terms = index.terms_to_mark("Mitarbeiter")
     assert terms == {"mitarbeit"}
     img = image_of(marked_png(ACTUAL_TEXT, 1, terms, index.language))
     # "Mit", the space glyph standing for the soft hyphen, "arbeiter": one box
@@ -507,7 +507,7 @@ def test_a_word_joined_by_actual_text_is_one_box(tmp_path: Path) -> None:
 def test_every_occurrence_and_a_phrase_word_elsewhere_are_marked(tmp_path: Path) -> None:
     data = mono_pdf([(X, Y, b"free culture"), (X, 600, b"culture is free")])
     index = index_of(tmp_path, data)
-    img = image_of(marked_png(data, 1, terms_to_mark(index, '"free culture"'), index.language))
+    img = image_of(marked_png(data, 1, index.terms_to_mark('"free culture"'), index.language))
     rects = [word_rect(X, Y, b"free culture", b"free"), word_rect(X, Y, b"free culture", b"culture"),
              word_rect(X, 600, b"culture is free", b"culture"),
              word_rect(X, 600, b"culture is free", b"free")]
@@ -524,7 +524,7 @@ def test_a_cjk_word_inside_a_run_marks_just_its_characters(tmp_path: Path, query
                                                           chars: list[tuple[int, int]]) -> None:
     data = cjk_pdf([["中文全文检索系统"]], GB)
     index = index_of(tmp_path, data)
-    img = image_of(marked_png(data, 1, terms_to_mark(index, query), index.language))
+    img = image_of(marked_png(data, 1, index.terms_to_mark(query), index.language))
     # pdfium has no font for the CID font here: boxes without ink
     assert_marks_exactly(img, [device_rect(data, _cjk_char_rect(k, n), img.size) for k, n in chars], ink=False)
 
@@ -539,7 +539,7 @@ def test_boxes_follow_the_page_rotation_and_crop_box(tmp_path: Path, rotate: int
     line = b"Free culture"
     data = mono_pdf([(150, 600, line)], rotate=rotate, crop_box=crop)
     index = index_of(tmp_path, data)
-    img = image_of(marked_png(data, 1, terms_to_mark(index, "culture"), index.language, 800))
+    img = image_of(marked_png(data, 1, index.terms_to_mark("culture"), index.language, 800))
     box = crop or (0, 0, 612, 792)
     w, h = box[2] - box[0], box[3] - box[1]
     if rotate in (90, 270):
@@ -575,7 +575,7 @@ def test_a_rotated_line_gets_a_rotated_box(tmp_path: Path) -> None:
     c = math.cos(math.pi / 4)
     data = one_font_pdf(b"BT /F1 20 Tf %f %f %f %f 200 300 Tm (go culture) Tj ET" % (c, c, -c, c))
     index = index_of(tmp_path, data)
-    img = image_of(marked_png(data, 1, terms_to_mark(index, "culture"), index.language))
+    img = image_of(marked_png(data, 1, index.terms_to_mark("culture"), index.language))
     mask = marked(img)
 
     def user(a: float, b: float) -> tuple[float, float]:  # a along the line, b across it
@@ -630,7 +630,7 @@ def test_image_size_is_clamped_in_pixels(media_box: Rect, width: int, size: tupl
 def test_a_crop_box_outside_the_media_box_draws_the_media_box(tmp_path: Path) -> None:
     data = mono_pdf([(X, Y, LINE)], crop_box=(700, 900, 800, 1000))
     index = index_of(tmp_path, data)
-    img = image_of(marked_png(data, 1, terms_to_mark(index, "culture"), index.language))
+    img = image_of(marked_png(data, 1, index.terms_to_mark("culture"), index.language))
     assert img.size == (1000, round(792 * 1000 / 612))
     rect = word_rect(X, Y, LINE, b"culture")
     scale = 1000 / 612
@@ -940,7 +940,7 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
 def test_render_time_of_a_marked_text_page(tmp_path: Path) -> None:
     data = _text_page_pdf()
     index = index_of(tmp_path, data)
-    terms = terms_to_mark(index, "culture running")
+    terms = index.terms_to_mark("culture running")
     assert terms == {"cultur", "run"}
     path, doc_hash = _file(tmp_path, data)
     assert marked(image_of(marked_png(data, 1, terms, index.language))).getbbox() is not None
