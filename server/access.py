@@ -136,8 +136,11 @@ class Access:
 
 def safe_next(value: str | None) -> str:
     """Where to go after signing in: a path of this server only (``/x``), never
-    another site (``//evil``, ``https://…``, ``/\\evil``)."""
-    if not value or not value.startswith("/") or value.startswith(("//", "/\\")) or any(c in value for c in "\r\n"):
+    another site (``//evil``, ``https://…``, ``/\\evil``). No control character
+    either: a browser drops tabs and newlines from a URL, so ``/<TAB>/evil`` is
+    ``//evil`` to it."""
+    if (not value or not value.startswith("/") or value.startswith(("//", "/\\"))
+            or any(c < " " or c == "\x7f" for c in value)):
         return "/"
     return value
 
