@@ -17,6 +17,7 @@ import html
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import threading
@@ -1052,8 +1053,11 @@ def test_the_server_stops_on_sigterm(corpus: Corpus) -> None:
     server = start_server(corpus.index, log_dir=corpus.root)
     try:
         assert server.alive()
+        started = time.monotonic()
         server.stop()
-        assert server.proc.returncode is not None
+        # ended by the SIGTERM (uvicorn re-raises it after its graceful shutdown), not the SIGKILL after
+        assert server.proc.returncode in (0, -signal.SIGTERM), server.proc.returncode
+        assert time.monotonic() - started < 5
         with pytest.raises(httpx.TransportError), httpx.Client(trust_env=False, timeout=2) as c:
             c.get(server.base_url + "/healthz")
     finally:
