@@ -20,7 +20,7 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("serve", help="serve the search page and the JSON API over HTTP",
                        description="Serve the index over HTTP: the search page at / and the JSON API "
-                                   "under /api (described at /openapi.json and /docs). The index is "
+                                   "under /api (described at /openapi.json). The index is "
                                    "opened read-only and follows what ingests commit.")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1; anything else needs a token)")

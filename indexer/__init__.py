@@ -151,7 +151,7 @@ class PageIndex:
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
         with self._faults("searching"):
-            return run_search(self._ix, self._searcher(), query, options or SearchOptions())
+            return run_search(self._searcher(), query, options or SearchOptions())
 
     def terms_to_mark(self, query: str, timeout: float = 5.0) -> frozenset[str]:
         """The indexed page-text terms ``query`` would match, as the index holds them
@@ -162,13 +162,13 @@ class PageIndex:
         from .marks import expand_terms  # noqa: PLC0415 - only the server marks pages
 
         with self._faults("reading the index for the words to mark"):
-            return expand_terms(self._ix, self._searcher(), query, time.monotonic() + timeout)
+            return expand_terms(self._searcher(), query, time.monotonic() + timeout)
 
     def estimated_postings(self, query: str, options: SearchOptions | None = None) -> int | None:
         """What ``search`` would cost, in postings walked (None: a listing); for a
         server to keep costly searches from holding back cheap ones."""
         with self._faults("estimating a search"):
-            return estimated_postings(self._ix, self._searcher(), query, options or SearchOptions())
+            return estimated_postings(self._searcher(), query, options or SearchOptions())
 
     def list_documents(self, filters: ListFilters | None = None, limit: int | None = None,
                        offset: int = 0) -> Listing:

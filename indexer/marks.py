@@ -38,7 +38,6 @@ from .query import MAX_EXPANDED_TERMS, bound_expansions, parse
 from .schema import analyzer
 
 if TYPE_CHECKING:
-    from whoosh.index import Index
     from whoosh.searching import Searcher
 
 
@@ -46,11 +45,11 @@ if TYPE_CHECKING:
 TEXT_FIELD = "text"
 
 
-def expand_terms(ix: Index | Any, searcher: Searcher, query: str, deadline: float,
+def expand_terms(searcher: Searcher, query: str, deadline: float,
                  budget: int = MAX_EXPANDED_TERMS) -> frozenset[str]:
     """``PageIndex.terms_to_mark`` on an open index: parse, expand within ``budget`` terms
     and ``deadline`` (time.monotonic()), collect the positive text terms."""
-    parsed = parse(ix, query)
+    parsed = parse(searcher, query)
     narrowed = parsed.query.accept(_lone_cjk_as_term)
     expanded, _ = bound_expansions(searcher, narrowed, deadline, budget)
     terms: set[str] = set()

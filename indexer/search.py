@@ -10,7 +10,6 @@ from typing import Any
 
 from whoosh import highlight, sorting
 from whoosh.collectors import FilterCollector, TimeLimit, TopCollector
-from whoosh.index import Index
 from whoosh.query import And, NumericRange, Phrase, Query, Term, Wildcard
 from whoosh.searching import Hit as WhooshHit
 from whoosh.searching import Searcher
@@ -235,7 +234,7 @@ def _total(results: Any, partial: bool, exact: bool) -> tuple[int, bool]:
 _ESTIMATE_SECONDS = 0.2
 
 
-def estimated_postings(ix: Index, searcher: Searcher, text: str, options: SearchOptions) -> int | None:
+def estimated_postings(searcher: Searcher, text: str, options: SearchOptions) -> int | None:
     """How many postings the search would walk: its terms' document frequencies
     summed, wildcards expanded (a phrase walks every word's postings, so a phrase
     of common words counts as much as they do). None for a listing (no query),
@@ -243,13 +242,13 @@ def estimated_postings(ix: Index, searcher: Searcher, text: str, options: Search
     search would. Cheap: a parse and a lexicon lookup per term."""
     if is_listing_query(text, options):
         return None
-    parsed = parse(ix, text)
+    parsed = parse(searcher, text)  # the open searcher's schema: Index.schema reads the TOC anew
     query, _ = bound_expansions(searcher, parsed.query, time.monotonic() + _ESTIMATE_SECONDS)
     reader = searcher.reader()
     return sum(reader.doc_frequency(name, term) for name, term in query.iter_all_terms())
 
 
-def run_search(ix: Index, searcher: Searcher, text: str, options: SearchOptions) -> SearchResult:
+def run_search(searcher: Searcher, text: str, options: SearchOptions) -> SearchResult:
     """Run a query; pages (or documents) from ``offset``, at most ``limit``. An
     empty query or ``*`` lists what the filters let through, unscored."""
     started = time.perf_counter()
@@ -257,9 +256,9 @@ def run_search(ix: Index, searcher: Searcher, text: str, options: SearchOptions)
         return _listing_result(searcher, text, options, started)
     # One deadline for expanding wildcards and fuzzy words and for collecting.
     deadline = time.monotonic() + options.timeout
-    parsed = parse(ix, text)
+    parsed = parse(searcher, text)  # the open searcher's schema: Index.schema reads the TOC anew
     forms = None if options.sort != "score" else typed_forms(
-        parsed.query, text, getattr(ix.schema["text"].analyzer, "language", "none"))
+        parsed.query, text, getattr(searcher.schema["text"].analyzer, "language", "none"))
     query, expansion = bound_expansions(searcher, parsed.query, deadline)
     options = replace(options, timeout=max(deadline - time.monotonic(), 1e-6))
     lower_bound = False

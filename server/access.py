@@ -112,7 +112,7 @@ class Access:
                                      "(localhost, 127.0.0.1, [::1])")
             return
         if not path.startswith(OPEN_PATHS) and not self.allowed(headers):
-            if path.startswith("/api/") or path == "/openapi.json" or path.startswith("/docs"):
+            if path.startswith("/api/") or path == "/openapi.json":
                 await _refuse(send, 401, "a token is required: send 'Authorization: Bearer <token>'",
                               [(b"www-authenticate", b'Bearer realm="pdfindex"')])
             else:  # the page: to the sign-in form, coming back here afterwards

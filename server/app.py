@@ -4,8 +4,8 @@ the page images over one read-only index.
 Everything a client may send is input: a malformed query or parameter is a 400
 with the reason (never a 500), an unknown document a 404, and a fault of the
 index's storage a 503 naming the problem. The OpenAPI description that FastAPI
-builds from the endpoints is served at ``/openapi.json`` (and browsable at
-``/docs``), behind the token like the rest.
+builds from the endpoints is served at ``/openapi.json``, behind the token like
+the rest (not FastAPI's browsable ``/docs``: its page loads scripts from a CDN).
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def create_app(options: ServeOptions) -> FastAPI:
     app = FastAPI(title="pdfindex", version=__version__, default_response_class=api.JSONResponse, lifespan=_lifespan,
                   description="Search the pages of an index built by `pdfindex ingest`. The JSON shapes are "
                               "those of `pdfindex ... --json` (docs/json.md).",
-                  docs_url="/docs", redoc_url=None)
+                  docs_url=None, redoc_url=None)  # their pages load scripts from a CDN
     app.state.pdfindex = api.ServerState(IndexPool(options.index_dir, options.searchers), options.settings,
                                          options.token)
     app.state.lanes = SearchLanes(app.state.pdfindex.pool)
