@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,9 +29,10 @@ from pdfindex.indexer import DocumentRecord, ListFilters, PageIndex, SearchOptio
 from pdfindex.workers.files import OutsideRoots, check_under_roots
 
 from .indexes import IndexPool
+from .lanes import SearchLanes
+from .render import PageRenderer
 
 HASH = r"^[0-9a-f]{64}$"
-_HASH = re.compile(HASH)
 #: Bytes read at a time when hashing and sending a PDF.
 CHUNK = 1 << 20
 
@@ -51,7 +51,11 @@ class JSONResponse(Response):
 
 @dataclass(slots=True)
 class ServerState:
+    """What every request uses, made once when the server starts."""
+
     pool: IndexPool
+    lanes: SearchLanes
+    renderer: PageRenderer
     settings: Settings
     token: str | None = None
 
@@ -115,7 +119,7 @@ def search(request: Request, q: Annotated[str, Query(max_length=4000, descriptio
     options = SearchOptions(limit=limit, offset=offset, by_document=by_document, min_coverage=min_coverage,
                             needs_ocr=needs_ocr, path_glob=path_glob(path), timeout=st.settings.search_timeout,
                             exact_count=exact_count, since=low, until=high, sort=sort)
-    result = request.app.state.lanes.search(q, options)
+    result = st.lanes.search(q, options)
     return JSONResponse(result_json(result))
 
 

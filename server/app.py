@@ -52,11 +52,10 @@ def create_app(options: ServeOptions) -> FastAPI:
                   description="Search the pages of an index built by `pdfindex ingest`. The JSON shapes are "
                               "those of `pdfindex ... --json` (docs/json.md).",
                   docs_url=None, redoc_url=None)  # their pages load scripts from a CDN
-    app.state.pdfindex = api.ServerState(IndexPool(options.index_dir, options.searchers), options.settings,
-                                         options.token)
-    app.state.lanes = SearchLanes(app.state.pdfindex.pool)
-    app.state.renderer = PageRenderer(processes=options.renderers, timeout=options.render_timeout,
-                                      max_memory_mb=options.settings.max_memory_mb, passwords=_passwords(options))
+    pool = IndexPool(options.index_dir, options.searchers)
+    renderer = PageRenderer(processes=options.renderers, timeout=options.render_timeout,
+                            max_memory_mb=options.settings.max_memory_mb, passwords=_passwords(options))
+    app.state.pdfindex = api.ServerState(pool, SearchLanes(pool), renderer, options.settings, options.token)
     app.include_router(api.router)
     app.include_router(images.router)
     app.include_router(page.router)
@@ -69,8 +68,9 @@ def create_app(options: ServeOptions) -> FastAPI:
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
-    app.state.renderer.close()  # their processes end with the server
-    app.state.lanes.close()
+    st: api.ServerState = app.state.pdfindex
+    st.renderer.close()  # their processes end with the server
+    st.lanes.close()
 
 
 def _passwords(options: ServeOptions) -> list[str]:

@@ -24,7 +24,6 @@ from .render import (
     DEFAULT_WIDTH,
     DocumentChanged,
     DocumentGone,
-    PageRenderer,
     RenderError,
     RendererBusy,
     RenderTimeout,
@@ -40,7 +39,6 @@ def page_png(request: Request, doc_hash: api.DocHash,
              width: Annotated[int, Query(ge=100, le=2000, description="image width in pixels")] = DEFAULT_WIDTH,
              ) -> Response:
     st = api.state(request)
-    renderer: PageRenderer = request.app.state.renderer
     with st.pool.index() as ix:
         record = ix.document(doc_hash)
         if record is None:
@@ -53,7 +51,7 @@ def page_png(request: Request, doc_hash: api.DocHash,
         try:
             if st.settings.roots:
                 check_under_roots(Path(path), st.settings.roots)
-            png = renderer.png(path, number, terms, st.pool.language, width, doc_hash=doc_hash)
+            png = st.renderer.png(path, number, terms, st.pool.language, width, doc_hash=doc_hash)
         except OutsideRoots as exc:
             failure = DocumentGone(str(exc))
         except (DocumentGone, DocumentChanged) as exc:

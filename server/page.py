@@ -112,7 +112,7 @@ def search_page(request: Request, q: Annotated[str, Query(max_length=4000)] = ""
                                 min_coverage=coverage, needs_ocr={"yes": True, "no": False}.get(needs_ocr),
                                 path_glob=api.path_glob(path or None), timeout=st.settings.search_timeout,
                                 since=low, until=high, sort=sort)
-        result = request.app.state.lanes.search(q, options)
+        result = st.lanes.search(q, options)
     except (QueryError, HTTPException) as exc:
         # the message may quote the query or the path: shown, like any text from outside
         context["error"] = shown(str(exc.detail) if isinstance(exc, HTTPException) else str(exc))
