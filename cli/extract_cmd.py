@@ -4,10 +4,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pdfindex.pipeline import PdfFile, iter_pages, parse_page_ranges
+from pdfindex.pipeline import PdfFile, export_text, iter_pages, parse_page_ranges
+from pdfindex.pipeline.export import FORM_FEED
 from pdfindex.pipeline.problems import code_of
 
-from .errors import CliError
+from .errors import EXIT_USAGE, CliError
 from .shapes import JSON_VERSION
 from .terminal import shown, write_json
 
@@ -18,12 +19,32 @@ def _pages_arg(pdf: PdfFile, spec: str | None) -> list[int] | None:
     try:
         return parse_page_ranges(spec, pdf.page_count)
     except ValueError as exc:
-        raise CliError(f"{pdf.name}: {exc}") from None
+        raise CliError(f"{shown(pdf.name)}: {exc}", EXIT_USAGE) from None
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "f": "\f", "r": "\r", "\\": "\\"}
+
+
+def separator_arg(text: str) -> str:
+    """``--separator``: backslash escapes for what a shell makes hard to type."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in _ESCAPES:
+            out.append(_ESCAPES[text[i + 1]])
+            i += 2
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
+    if args.json and (args.output or args.separator is not None or args.bom):
+        raise CliError("--json cannot be combined with -o, --separator or --bom", EXIT_USAGE)
     pdf = PdfFile(args.file, args.password)
     numbers = _pages_arg(pdf, args.pages)
+    if args.output or args.separator is not None or args.bom:
+        return _export(pdf, numbers, args)
     out = sys.stdout
     if args.json:
         pages = []
@@ -43,6 +64,23 @@ def cmd_extract(args: argparse.Namespace) -> int:
         out.write(page.text)
         out.write("\n")
         first = False
+    return 0
+
+
+def _export(pdf: PdfFile, numbers: list[int] | None, args: argparse.Namespace) -> int:
+    """R16: the range as one text, ``--separator`` between pages; to OUT (and a line
+    on stderr saying how many pages went there) or to standard output."""
+    separator = FORM_FEED if args.separator is None else separator_arg(args.separator)
+    if not args.output:
+        sys.stdout.flush()
+        export_text(pdf, sys.stdout.buffer, pages=numbers, separator=separator, bom=args.bom)
+        return 0
+    try:
+        written = export_text(pdf, args.output, pages=numbers, separator=separator, bom=args.bom)
+    except OSError as exc:
+        raise CliError(f"{shown(args.output)}: cannot write: {exc.strerror or exc}") from None
+    print(f"pdfindex: {shown(pdf.name)}: {written} page{'s' if written != 1 else ''} written to "
+          f"{shown(args.output)}", file=sys.stderr)
     return 0
 
 

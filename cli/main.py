@@ -67,9 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("extract", help="print a PDF's text, pages separated by form feeds")
     p.add_argument("file")
-    p.add_argument("--pages", help="page ranges, e.g. 1-3,7")
+    p.add_argument("--pages", help="page ranges, e.g. 1-3,7 (empty: all)")
     p.add_argument("--password")
     p.add_argument("--json", action="store_true", help="per-page text and quality as JSON")
+    p.add_argument("-o", "--output", metavar="OUT", help="write the text to OUT (replaced whole once written)")
+    p.add_argument("--separator", help=r"between pages (default a form feed; \n, \t, \f, \r, \\ understood)")
+    p.add_argument("--bom", action="store_true", help="begin with a UTF-8 byte order mark")
     p.set_defaults(func=_lazy("pdfindex.cli.extract_cmd", "cmd_extract"))
 
     p = sub.add_parser("glyphs", help="print one page's glyph records, one JSON object a line")

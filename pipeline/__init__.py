@@ -1,16 +1,18 @@
 """Extraction: PDF bytes to per-page text, glyph records and quality.
 
 Our own content-stream interpreter on pdfminer.six's low-level parser; the rules
-are those of SPEC.md (R1-R14, R17), each implemented in the module named for it.
+are those of SPEC.md (R1-R14, R16, R17), each implemented in the module named for it.
 """
 from .errors import ExtractionError, InternalError, NotAPdfError, PasswordError
 from .extract import Document, Page, extract, extract_page, iter_pages, parse_page_ranges
 from .document import PdfFile
+from .export import export_text
 from .glyph import Glyph
 from .params import DEFAULT_PARAMS, Params
 from .quality import Quality
 
 __all__ = [
     "DEFAULT_PARAMS", "Document", "ExtractionError", "Glyph", "InternalError", "NotAPdfError", "Page", "Params",
-    "PasswordError", "PdfFile", "Quality", "extract", "extract_page", "iter_pages", "parse_page_ranges",
+    "PasswordError", "PdfFile", "Quality", "export_text", "extract", "extract_page", "iter_pages",
+    "parse_page_ranges",
 ]

@@ -84,19 +84,31 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
 
 
 def parse_page_ranges(spec: str, page_count: int) -> list[int]:
-    """``"1-3,7"`` → [1, 2, 3, 7]; open ranges (``"5-"``) run to the last page.
-    Raises ValueError on nonsense, so the CLI can say what was wrong."""
+    """``"1-3,7"`` → [1, 2, 3, 7]; open ranges (``"5-"``, ``"-3"``) run to the last
+    page or from the first; an empty spec is every page (R16). Raises ValueError
+    saying what is wrong with the first bad part: not a number, page 0, a range
+    that runs backwards, or a page past the last one (a range of pages the file
+    does not have would otherwise extract nothing without a word)."""
+    if not spec.strip():
+        return list(range(1, page_count + 1))
     numbers: list[int] = []
     for part in spec.split(","):
         part = part.strip()
         if not part:
             continue
-        lo_s, dash, hi_s = part.partition("-")
+        lo_s, dash, hi_s = (s.strip() for s in part.partition("-"))
+        if not all(s.isascii() and s.isdigit() for s in (lo_s, hi_s) if s) or not (lo_s or hi_s):
+            raise ValueError(f"bad page range {part!r}: pages are given as N, N-M, N- or -M (whole numbers)")
         lo = int(lo_s) if lo_s else 1
         hi = (int(hi_s) if hi_s else page_count) if dash else lo
-        if lo < 1 or hi < lo:
-            raise ValueError(f"bad page range {part!r}")
-        numbers.extend(range(lo, min(hi, page_count) + 1))
+        if lo < 1:
+            raise ValueError(f"bad page range {part!r}: pages are numbered from 1")
+        if hi < lo:
+            raise ValueError(f"bad page range {part!r}: it runs backwards")
+        if hi > page_count:
+            raise ValueError(f"bad page range {part!r}: the document has {page_count} "
+                             f"page{'s' if page_count != 1 else ''}")
+        numbers.extend(range(lo, hi + 1))
     return numbers
 
 
