@@ -287,7 +287,10 @@ def _join_line(line: Sequence[Glyph], params: Params, context: bool = False) -> 
         ux, uy = prev.direction
         x, y = g.ox, g.oy
         from_glyph_end = (x - prev.gx) * ux + (y - prev.gy) * uy
-        from_pen_end = (x - prev.ex) * ux + (y - prev.ey) * uy
+        if prev.code == 32 and prev.nbytes == 1:  # a letter drawn for code 32: its pen end holds Tw too
+            from_pen_end = from_glyph_end - _tracking(line, i - 1, ux, uy)
+        else:
+            from_pen_end = (x - prev.ex) * ux + (y - prev.ey) * uy
         gap = from_pen_end if from_pen_end < from_glyph_end else from_glyph_end
         height = g.height
         ratio = gap / height if height > 0 else 0.0
@@ -310,6 +313,19 @@ def _join_line(line: Sequence[Glyph], params: Params, context: bool = False) -> 
     if _RTL_CHAR.search(text) and _drawn_left_to_right_rtl(line, texts):
         text = _RTL_RUN.sub(lambda m: "".join(reversed(_RTL_CLUSTER.findall(m.group()))), text)
     return text
+
+
+def _tracking(line: Sequence[Glyph], k: int, ux: float, uy: float) -> float:
+    """The Tc tracking of glyph ``k``, a single-byte code 32, whose pen end also holds
+    Tw: from a neighbour of the same string that is not code 32 (its pen end is its
+    glyph end plus Tc alone). Tw is a word gap whatever glyph code 32 draws (R11), so
+    the pen-end extension may discount Tc, never Tw; 0 when no neighbour tells."""
+    for j in (k - 1, k + 1):
+        if 0 <= j < len(line):
+            n = line[j]
+            if n.token == line[k].token and n.font == line[k].font and not (n.code == 32 and n.nbytes == 1):
+                return (n.ex - n.gx) * ux + (n.ey - n.gy) * uy
+    return 0.0
 
 
 def _is_rtl(ch: str) -> bool:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 
 from pdfindex import pipeline
-from tests.builders import font_resources, one_font_pdf
-from tests.pdfwriter import PdfWriter
+from tests.builders import font_resources, mono_font, one_font_pdf, page_of
+from tests.pdfwriter import PdfWriter, tounicode_cmap
 
 
 def _text(content: bytes) -> str:
@@ -206,3 +206,24 @@ def test_hangul_words_separated_by_a_gap_get_a_space() -> None:
 def test_hangul_syllables_without_gap_stay_one_word() -> None:
     show = b"[" + u16("한국") + b"-50" + u16("어") + b"] TJ"  # 0.5-unit kern
     assert _ks(show) == "한국어"
+
+
+# ---- Tw after a code 32 that draws a letter (issue 11) ------------------------------------
+
+def _code32_letter_page(ops: bytes) -> str:
+    """A font whose code 32 draws an "e" (ToUnicode says so); other codes as usual."""
+    w = PdfWriter()
+    font = mono_font(w, to_unicode=tounicode_cmap([(b" ", "e")]))
+    return page_of(b"BT /F1 10 Tf " + ops + b" 72 700 Td (Th cat) Tj ET", {"F1": font}, w=w).text
+
+
+@pytest.mark.parametrize("tc", [b"0", b"1", b"-0.5"])
+def test_tw_after_a_code_32_letter_is_a_word_gap(tc: bytes) -> None:
+    """Tw moves the pen on after every single-byte code 32, whatever its glyph: the
+    gap after the "e" is a word space, with or without Tc tracking around it."""
+    assert _code32_letter_page(tc + b" Tc 5 Tw") == "The cat"
+
+
+@pytest.mark.parametrize("tc", [b"0", b"1"])
+def test_a_code_32_letter_without_tw_joins_its_word(tc: bytes) -> None:
+    assert _code32_letter_page(tc + b" Tc 0 Tw") == "Thecat"
