@@ -246,7 +246,8 @@ def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
             ux, uy = prev.direction
             across = (g.oy - prev.oy) * ux - (g.ox - prev.ox) * uy - (g.rise - prev.rise)
             height = g.height if g.height > prev.height else prev.height
-            if abs(across) > factor * height or g.vertical != prev.vertical:
+            if abs(across) > factor * height or g.vertical != prev.vertical or (
+                    g.height != prev.height and not _boxes_overlap_across(prev, g, ux, uy)):
                 lines.append(line)
                 line = []
         line.append(g)
@@ -254,6 +255,23 @@ def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
     if line:
         lines.append(line)
     return lines
+
+
+def _boxes_overlap_across(prev: Glyph, g: Glyph, ux: float, uy: float) -> bool:
+    """Whether the two glyph boxes share any height across the writing direction
+    (ux, uy). Beyond R12: a small word drawn below a big one, less than half the big
+    box height lower, shares no height with it and is another line; what R12 keeps
+    on the line (a superscript, a small caption on the same baseline) overlaps.
+    Text rise is taken out, as for the line move."""
+    def extent(h: Glyph) -> tuple[float, float]:
+        at = h.oy * ux - h.ox * uy - h.rise  # text rise taken out, as R12 does
+        u0x, u0y, u1x, u1y = h.box
+        a, b = u0y * ux - u0x * uy, u1y * ux - u1x * uy
+        return (at + a, at + b) if a < b else (at + b, at + a)
+
+    p_lo, p_hi = extent(prev)
+    g_lo, g_hi = extent(g)
+    return g_lo < p_hi and p_lo < g_hi
 
 
 def _join_line(line: Sequence[Glyph], params: Params, context: bool = False) -> str:

@@ -151,3 +151,21 @@ def test_superscript_in_rotated_text_stays_on_the_line(angle: int) -> None:
     content = (b"BT /F1 10 Tf " + _tm(angle, 300, 300) + b" (E=mc) Tj /F1 6 Tf 7 Ts (2) Tj "
                b"/F1 10 Tf 0 Ts ( is famous) Tj ET")
     assert _text(content) == "E=mc2 is famous"
+
+
+# ---- lines of different sizes drawn interleaved (issue 11) --------------------------------
+
+def test_big_and_small_lines_drawn_interleaved_are_separate_lines() -> None:
+    """A 100 pt word, a 10 pt word 45 pt below it, another 100 pt word, another small
+    one: each move is under half the big height, but the small boxes share no height
+    with the big ones, so they are other lines."""
+    content = (b"BT /F1 100 Tf 72 600 Td (Big) Tj /F1 10 Tf 0 -45 Td (Small) Tj "
+               b"/F1 100 Tf 0 45 Td ( Text) Tj /F1 10 Tf 0 -45 Td ( text) Tj ET")
+    assert _text(content).split("\n") == ["Big", "Small", "Text", "text"]
+
+
+def test_a_small_caption_on_the_big_words_baseline_stays_on_the_line() -> None:
+    """What R12 protects: the boxes overlap (same baseline, or a little lower)."""
+    for drop in (b"0", b"-5"):
+        content = (b"BT /F1 40 Tf 72 600 Td (Total) Tj /F1 8 Tf 120 " + drop + b" Td (net) Tj ET")
+        assert _text(content) == "Total net", drop
