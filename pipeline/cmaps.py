@@ -326,7 +326,36 @@ def cid_to_unicode(ordering: str, vertical: bool = False) -> dict[int, str] | No
     if vertical and isinstance(extra, dict):
         for k, v in extra.items():
             table.setdefault(int(k), v)
+    _add_utf32_cids(table, ordering, vertical)
     return table
+
+
+#: The UTF-32 CMap of each collection: Unicode (any plane) → CID.
+_UTF32_CMAP = {"GB1": "UniGB-UTF32", "CNS1": "UniCNS-UTF32", "Japan1": "UniJIS-UTF32", "Korea1": "UniKS-UTF32"}
+
+
+def _add_utf32_cids(table: dict[int, str], ordering: str, vertical: bool) -> None:
+    """Beyond the seeds: the to-Unicode tables come from UCS-2, which cannot hold a
+    character outside the Basic Multilingual Plane, so a CID standing for one (381
+    ideographs of Adobe-Japan1, 73 of CNS1) stayed unresolved. The collection's
+    UTF-32 CMap maps Unicode to CIDs for every plane: inverted, it gives those CIDs
+    their characters. CIDs the table already has keep their value."""
+    for suffix in (("-V", "-H") if vertical else ("-H",)):
+        cmap = predefined_cmap(_UTF32_CMAP[ordering] + suffix)
+        if cmap is None:
+            continue
+        found: dict[int, int] = {}  # CID → the lowest code point mapped to it
+        stack: list[tuple[dict[int, object], int]] = [(cmap.trie, 0)]
+        while stack:
+            node, code = stack.pop()
+            for byte, value in node.items():
+                point = (code << 8) | byte
+                if isinstance(value, dict):
+                    stack.append((value, point))
+                elif isinstance(value, int) and value not in table and point <= 0x10FFFF \
+                        and not 0xD800 <= point <= 0xDFFF and point < found.get(value, 0x110000):
+                    found[value] = point
+        table.update((cid, chr(point)) for cid, point in found.items())
 
 
 # Orderings of the predefined CMaps by name prefix, for Type0 fonts whose

@@ -261,6 +261,35 @@ def test_identity_h_font_decodes_through_cid_collection(ordering: str, text: str
     assert page.text == text
 
 
+def _utf32_cid(ordering_cmap: str, ch: str) -> int:
+    """The CID the collection's UTF-32 CMap (pdfminer.six's bundled data) gives ``ch``."""
+    path = resources.files("pdfminer").joinpath("cmap", f"{ordering_cmap}.json.gz")
+    with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as fh:
+        node = json.load(fh)["CODE2CID"]
+    for byte in ord(ch).to_bytes(4, "big"):
+        node = node[str(byte)]
+    assert isinstance(node, int)
+    return node
+
+
+@pytest.mark.parametrize(("ordering", "cmap", "text"), [
+    ("Japan1", "UniJIS-UTF32-H", "𠂢𠮷"), ("CNS1", "UniCNS-UTF32-H", "𠆤"),
+])
+def test_cids_outside_the_basic_plane_decode_through_the_utf32_cmap(ordering: str, cmap: str, text: str) -> None:
+    """No ToUnicode, a CID of Adobe-Japan1 (CNS1) that stands for a supplementary-plane
+    ideograph: the UCS-2 to-Unicode table cannot hold it (checked), the UTF-32 CMap does."""
+    cids = [_utf32_cid(cmap, ch) for ch in text]
+    path = resources.files("pdfminer").joinpath("cmap", f"to-unicode-Adobe-{ordering}.json.gz")
+    with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as fh:
+        assert not {str(c) for c in cids} & set(json.load(fh)["CID2UNICHR_H"])
+    w = PdfWriter()
+    font = w.type0_font(base_font="CIDFont", encoding="Identity-H", cid_subtype="CIDFontType0",
+                        ordering=("Adobe", ordering, 6))
+    page = _show(w, font, b"<" + b"".join(b"%04X" % c for c in cids) + b">")
+    assert _texts(page) == list(text)
+    assert page.quality.unresolved == 0 and page.text == text
+
+
 def test_identity_font_without_collection_is_unresolved_not_placeholder() -> None:
     # Adobe-Identity: no collection applies; the glyphs stay, unresolved (R4 step 5).
     cids = _cids_of("Japan1", "日本")
