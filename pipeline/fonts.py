@@ -17,6 +17,7 @@ from pdfminer.pdftypes import PDFStream, resolve1
 from pdfminer.psparser import PSLiteral
 
 from . import encodings as enc
+from .texencodings import tex_encoding
 from .cff import cff_builtin_encoding
 from .cmaps import (
     CMap,
@@ -178,13 +179,17 @@ class SimpleFont(Font):
 
         to_unicode = _to_unicode(spec, problems, resource, params)
 
-        names = self._glyph_names(spec, subtype, descriptor, problems)
+        self_named: set[int] = set()
+        names = self._glyph_names(spec, subtype, descriptor, problems, self_named)
         plain = _strip_subset(base_font)
         builtin: dict[int, str] = {}
         if plain.startswith("Symbol"):
             builtin = enc.SYMBOL
         elif plain.startswith("ZapfDingbats"):
             builtin = enc.ZAPF_DINGBATS
+        elif subtype == "Type3" and self_named:
+            # pdfTeX's bitmap fonts: the codes used tell the TeX encoding (else WinAnsi, step 4)
+            builtin = tex_encoding(self_named) or {}
 
         widths = resolve1(spec.get("Widths"))
         first_char = int(_num(spec.get("FirstChar"), 0))
@@ -214,10 +219,11 @@ class SimpleFont(Font):
 
     @staticmethod
     def _glyph_names(spec: dict[str, Any], subtype: str, descriptor: dict[str, Any],
-                     problems: list[str]) -> dict[int, str | None]:
+                     problems: list[str], self_named: set[int]) -> dict[int, str | None]:
         """Code → Unicode from /Encoding (name, or BaseEncoding + /Differences) over the
         font's built-in encoding. None marks a glyph name that says nothing: that code
-        is unresolved rather than guessed from WinAnsi."""
+        is unresolved rather than guessed from WinAnsi. Codes whose glyphs are named
+        after the code itself go into ``self_named``."""
         result: dict[int, str | None] = {}
         encoding = resolve1(spec.get("Encoding"))
         base_name = _name(encoding) if not isinstance(encoding, dict) else _name(encoding.get("BaseEncoding"))
@@ -253,8 +259,10 @@ class SimpleFont(Font):
                         if self_name and int(self_name.group(1)) == code:
                             # pdfTeX's bitmap fonts name each glyph after its code
                             # (/a65 at 65): no information, so the code goes on to
-                            # step 4 as if unnamed, as poppler does.
+                            # step 4 as if unnamed, as poppler does, unless the
+                            # codes used tell the font's TeX encoding.
                             result.pop(code, None)
+                            self_named.add(code)
                         elif 0 <= code < 256:
                             result[code] = enc.glyph_name_to_unicode(gname)
                         code += 1
