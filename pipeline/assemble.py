@@ -132,7 +132,9 @@ def visible(glyphs: Iterable[Glyph], box: Rect) -> list[Glyph]:
 
 def order_vertical(glyphs: Sequence[Glyph], params: Params) -> list[Glyph]:
     """R13: each run of vertical glyphs is regrouped into columns, read right to left
-    (along the normal of the writing direction) and each top to bottom."""
+    (along the normal of the writing direction) and each top to bottom. Beyond:
+    glyphs of a vertical font that go across instead (``_placed_across``) are a
+    horizontal line, whatever WMode says."""
     out: list[Glyph] = []
     i, n = 0, len(glyphs)
     while i < n:
@@ -143,9 +145,66 @@ def order_vertical(glyphs: Sequence[Glyph], params: Params) -> list[Glyph]:
         j = i
         while j < n and glyphs[j].vertical:
             j += 1
-        out.extend(_columns(glyphs[i:j], params))
+        columns: list[Glyph] = []
+        for segment, across in _placed_across(glyphs[i:j]):
+            if across:
+                out.extend(_columns(columns, params) if columns else [])
+                columns = []
+                out.extend(_as_horizontal(g) for g in segment)
+            else:
+                columns.extend(segment)
+        out.extend(_columns(columns, params) if columns else [])
         i = j
     return out
+
+
+#: Glyphs of a vertical font placed across, one after the other, on one row: at
+#: least this many make a line.
+_ACROSS_RUN = 3
+
+
+def _placed_across(run: Sequence[Glyph]) -> list[tuple[list[Glyph], bool]]:
+    """The run cut into segments, each marked True when its glyphs go across the
+    writing direction: each shown by a string of its own, all at one height along
+    it, each about one glyph further along the normal (left to right, for a
+    downward direction) than the one before. Some producers place every glyph of
+    an Identity-V font with its own Tm that way; read as columns, the line came out
+    backwards, one letter a line. Real columns never do: their glyphs move down."""
+    pieces: list[list[Glyph]] = []
+    for g in run:
+        if pieces and _next_across(pieces[-1][-1], g):
+            pieces[-1].append(g)
+        else:
+            pieces.append([g])
+    segments: list[tuple[list[Glyph], bool]] = []
+    for piece in pieces:
+        across = len(piece) >= _ACROSS_RUN
+        if segments and not across and not segments[-1][1]:  # neighbouring column glyphs stay together
+            segments[-1][0].extend(piece)
+        else:
+            segments.append((piece, across))
+    return segments
+
+
+def _next_across(prev: Glyph, g: Glyph) -> bool:
+    if g.token == prev.token and g.token >= 0:
+        return False
+    ux, uy = prev.direction
+    height = prev.height if prev.height > g.height else g.height
+    along = (g.ox - prev.ox) * ux + (g.oy - prev.oy) * uy
+    step = (g.ox - prev.ox) * -uy + (g.oy - prev.oy) * ux
+    return abs(along) <= 0.25 * height and 0.3 * height <= step <= 1.6 * height
+
+
+def _as_horizontal(g: Glyph) -> Glyph:
+    """A vertical glyph as the horizontal one it is drawn as: from its left box edge
+    to its right one, writing along the normal, its box hanging below its origin."""
+    ux, uy = g.direction
+    l0x, l0y, r0x, r0y = g.box
+    ox, oy, ex, ey = g.ox + l0x, g.oy + l0y, g.ox + r0x, g.oy + r0y
+    h = g.height
+    return g._replace(ox=ox, oy=oy, ex=ex, ey=ey, gx=ex, gy=ey, direction=(-uy, ux), vertical=False,
+                      box=(ux * h, uy * h, 0.0, 0.0))
 
 
 def _columns(run: Sequence[Glyph], params: Params) -> list[Glyph]:

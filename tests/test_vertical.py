@@ -36,7 +36,7 @@ def _unijis(content: bytes) -> pipeline.Page:
 
 
 # Identity-V: code = CID = index in this string + 1, text from the ToUnicode CMap.
-_CHARS = "".join(dict.fromkeys(RIGHT + MIDDLE + LEFT + "、。縦横"))
+_CHARS = "".join(dict.fromkeys(RIGHT + MIDDLE + LEFT + "、。縦横" + "Helowrd"))
 
 
 def _ident(s: str) -> bytes:
@@ -112,3 +112,30 @@ def test_many_columns_drawn_left_to_right() -> None:
     cols = ["縦", "横", "日本", "語の", "読む"]  # drawn left to right at x 100..300
     content = b"".join(_column(100 + 50 * i, 700, u16(c)) for i, c in enumerate(cols))
     assert _unijis(content).text == "\n".join(reversed(cols))
+
+
+# ---- a vertical font drawn horizontally (issue 11) ----------------------------------------
+
+def _one_tm_each(text: str, x: float, y: float, step: float, size: float = 20) -> bytes:
+    """Each glyph with a Tm of its own, left to right on one row."""
+    return b"".join(_column(x + step * i, y, _ident(c), size) for i, c in enumerate(text) if c != " ")
+
+
+def test_identity_v_glyphs_placed_left_to_right_are_one_line() -> None:
+    page = _identity_v(_one_tm_each("縦書きを", 100, 700, 20))
+    assert page.text == "縦書きを"
+    assert all(g.vertical for g in page.glyphs)  # the records keep what the font said
+
+
+def test_identity_v_latin_placed_across_reads_forward_with_its_word_space() -> None:
+    assert _identity_v(_one_tm_each("Hello world", 100, 700, 12)).text == "Hello world"
+
+
+def test_real_columns_next_to_a_line_placed_across_stay_columns() -> None:
+    """Columns, then a line of the same font placed across below them, then two
+    glyphs side by side (too few to be a line): the columns read as columns."""
+    content = (_column(300, 700, _ident(LEFT)) + _column(350, 700, _ident(MIDDLE))
+               + _column(400, 700, _ident(RIGHT)) + _one_tm_each("、。縦", 100, 300, 20))
+    assert _identity_v(content).text.split("\n") == [RIGHT, MIDDLE, LEFT, "、。縦"]
+    pair = _column(300, 700, _ident(LEFT)) + _one_tm_each("縦横", 100, 300, 20)
+    assert _identity_v(pair).text.split("\n") == [LEFT, "横", "縦"]
