@@ -53,6 +53,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
             pages.append({
                 "page": page.number, "text": page.text, "glyphs": q.glyphs, "unresolved": q.unresolved,
                 "coverage": None if q.coverage is None else round(q.coverage, 4), "needs_ocr": q.needs_ocr,
+                "suspect": bool(q.suspect),
                 "problems": [{"code": str(code_of(p)), "message": str(p)} for p in page.problems],
             })
         write_json({"version": JSON_VERSION, "file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out)

@@ -30,7 +30,7 @@ STATUSES = ("indexed", "failed", "encrypted", "empty")
 #: extractor (a test checks they agree); docs/extraction.md says what each means.
 PROBLEM_CODES = ("font_missing", "font_damaged", "stream_damaged", "cap_hit", "content_syntax", "xobject_missing",
                  "form_cycle", "structure_damaged", "box_invalid", "metadata_damaged", "page_stopped",
-                 "internal_error", "other")
+                 "text_suspect", "internal_error", "other")
 
 
 # ---- values shared with `search` ------------------------------------------------------------

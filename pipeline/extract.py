@@ -73,10 +73,14 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
         except DAMAGE as exc:  # last line of defence: one page, not the document
             problems.append(caught(ProblemCode.PAGE_STOPPED, "page interpretation stopped: ", exc, params.strict))
         interpreter.finish()
+    page_text = text.text()
+    quality = from_counts(text.glyphs, text.unresolved, params, page_text)
+    if quality.suspect:
+        problems.append(Problem(ProblemCode.TEXT_SUSPECT, quality.suspect))
     return Page(
         number=number,
-        text=text.text(),
-        quality=from_counts(text.glyphs, text.unresolved, params),
+        text=page_text,
+        quality=quality,
         box=box,
         problems=list(problems),  # a plain list: pages are pickled between processes
         glyphs=kept,

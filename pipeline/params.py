@@ -83,6 +83,15 @@ class Params:
     #: R7 (beyond): a page whose glyph coverage is below this is flagged as needing
     #: OCR too, since its text layer cannot be trusted for search.
     ocr_coverage: float = 0.5
+    #: R7 (beyond, plausibility.py): a page whose text shows more than these shares
+    #: of unreadable characters, of words mixing scripts, or of lowercase Latin words
+    #: without a vowel is suspect (its coverage is lowered and it needs OCR); the
+    #: word signals need suspect_min_words words, the character one suspect_min_chars.
+    suspect_unreadable: float = 0.2
+    suspect_mixed_scripts: float = 0.2
+    suspect_no_vowels: float = 0.35
+    suspect_min_chars: int = 40
+    suspect_min_words: int = 20
     #: Our own bugs raise instead of becoming page problems ("internal error").
     #: Default from PDFINDEX_STRICT (see strict_from_env); the test suite sets it.
     strict: bool = field(default_factory=strict_from_env)

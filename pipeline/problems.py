@@ -64,6 +64,9 @@ class ProblemCode(StrEnum):
     METADATA_DAMAGED = "metadata_damaged"
     #: The page's interpretation stopped early on damage; its text is truncated.
     PAGE_STOPPED = "page_stopped"
+    #: The decoded text is implausible (plausibility.py): unreadable characters, words
+    #: mixing scripts, Latin words without vowels. The text is kept; the page needs OCR.
+    TEXT_SUSPECT = "text_suspect"
     #: Our own bug, caught so one file does not stop an ingest (never in strict mode).
     INTERNAL_ERROR = "internal_error"
     #: Text appended by code that gave no code (compatibility with callers that add

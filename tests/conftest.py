@@ -38,7 +38,7 @@ def home(tmp_path: Path) -> Path:
     return path
 
 
-_LAYERS = ("cli", "config", "indexer", "pipeline", "workers")
+_LAYERS = ("cli", "config", "indexer", "pipeline", "server", "workers")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
