@@ -48,7 +48,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     out = sys.stdout
     if args.json:
         pages = []
-        for page in iter_pages(pdf, numbers):
+        for page in iter_pages(pdf, numbers, layout=args.layout):
             q = page.quality
             pages.append({
                 "page": page.number, "text": page.text, "glyphs": q.glyphs, "unresolved": q.unresolved,
@@ -59,7 +59,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
         write_json({"version": JSON_VERSION, "file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out)
         return 0
     first = True
-    for page in iter_pages(pdf, numbers):
+    for page in iter_pages(pdf, numbers, layout=args.layout):
         if not first:
             out.write("\f")
         out.write(page.text)
@@ -74,10 +74,11 @@ def _export(pdf: PdfFile, numbers: list[int] | None, args: argparse.Namespace) -
     separator = FORM_FEED if args.separator is None else separator_arg(args.separator)
     if not args.output:
         sys.stdout.flush()
-        export_text(pdf, sys.stdout.buffer, pages=numbers, separator=separator, bom=args.bom)
+        export_text(pdf, sys.stdout.buffer, pages=numbers, separator=separator, bom=args.bom, layout=args.layout)
         return 0
     try:
-        written = export_text(pdf, args.output, pages=numbers, separator=separator, bom=args.bom)
+        written = export_text(pdf, args.output, pages=numbers, separator=separator, bom=args.bom,
+                              layout=args.layout)
     except OSError as exc:
         raise CliError(f"{shown(args.output)}: cannot write: {exc.strerror or exc}") from None
     print(f"pdfindex: {shown(pdf.name)}: {written} page{'s' if written != 1 else ''} written to "

@@ -73,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="OUT", help="write the text to OUT (replaced whole once written)")
     p.add_argument("--separator", help=r"between pages (default a form feed; \n, \t, \f, \r, \\ understood)")
     p.add_argument("--bom", action="store_true", help="begin with a UTF-8 byte order mark")
+    p.add_argument("--layout", action="store_true",
+                   help="keep the page's arrangement: columns side by side, table cells aligned (R15)")
     p.set_defaults(func=_lazy("pdfindex.cli.extract_cmd", "cmd_extract"))
 
     p = sub.add_parser("glyphs", help="print one page's glyph records, one JSON object a line")

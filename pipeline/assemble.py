@@ -16,7 +16,7 @@ from .geometry import Rect
 from .glyph import Glyph
 from .params import Params
 
-_LIGATURES = str.maketrans({
+LIGATURES = str.maketrans({
     "\u00ad": None,  # soft hyphen: invisible, and a word joiner for search
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",
 })
@@ -435,6 +435,6 @@ def _drawn_left_to_right_rtl(line: Sequence[Glyph], texts: list[str]) -> bool:
 
 def tidy(text: str) -> str:
     """Collapse space runs, trim line ends, drop blank lines, expand ligatures."""
-    text = _SPACES.sub(" ", text.translate(_LIGATURES))
+    text = _SPACES.sub(" ", text.translate(LIGATURES))
     text = _LINE_EDGES.sub("\n", text)
     return "\n".join(line for line in text.split("\n") if line).strip(" ")

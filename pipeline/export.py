@@ -25,25 +25,25 @@ BOM = b"\xef\xbb\xbf"
 
 def export_text(source: Source | PdfFile, out: BinaryIO | str | Path, *, password: str | None = None,
                 pages: Iterable[int] | None = None, separator: str = FORM_FEED, bom: bool = False,
-                params: Params = DEFAULT_PARAMS) -> int:
+                layout: bool = False, params: Params = DEFAULT_PARAMS) -> int:
     """Write the text of ``pages`` (None: all) of ``source`` to ``out`` (a path, or
     a binary stream) as UTF-8, ``separator`` between pages, a BOM first if ``bom``;
-    return the number of pages written. Pages past the last are not written (ask
+    return the number of pages written (``layout``: R15's grid text). Pages past the last are not written (ask
     ``parse_page_ranges`` for an error instead). Raises what ``extract`` raises for a
     document that cannot be read, before anything is written to a path."""
     pdf = source if isinstance(source, PdfFile) else PdfFile(source, password)
     if isinstance(out, (str, Path)):
-        return _to_path(pdf, Path(out), pages, separator, bom, params)
-    return _write(pdf, out, pages, separator, bom, params)
+        return _to_path(pdf, Path(out), pages, separator, bom, layout, params)
+    return _write(pdf, out, pages, separator, bom, layout, params)
 
 
 def _write(pdf: PdfFile, out: BinaryIO, pages: Iterable[int] | None, separator: str, bom: bool,
-           params: Params) -> int:
+           layout: bool, params: Params) -> int:
     sep = _utf8(separator)
     if bom:
         out.write(BOM)
     written = 0
-    for page in iter_pages(pdf, pages, params=params):
+    for page in iter_pages(pdf, pages, params=params, layout=layout):
         if written:
             out.write(sep)
         out.write(_utf8(page.text))
@@ -52,11 +52,11 @@ def _write(pdf: PdfFile, out: BinaryIO, pages: Iterable[int] | None, separator: 
 
 
 def _to_path(pdf: PdfFile, path: Path, pages: Iterable[int] | None, separator: str, bom: bool,
-             params: Params) -> int:
+             layout: bool, params: Params) -> int:
     temp = path.with_name(f".{path.name}.{os.getpid()}.part")  # same folder: the rename is atomic
     try:
         with open(temp, "xb") as fh:  # the usual permissions (umask), never an existing file
-            written = _write(pdf, fh, pages, separator, bom, params)
+            written = _write(pdf, fh, pages, separator, bom, layout, params)
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):

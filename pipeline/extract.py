@@ -11,6 +11,7 @@ from .document import PdfFile, Source, page_content, page_resources, visible_box
 from .fonts import Font
 from .geometry import IDENTITY, Rect
 from .glyph import Glyph
+from .layout import layout_text
 from .interpreter import Interpreter
 from .metadata import Metadata, read_metadata
 from .errors import DAMAGE, Problem, ProblemCode, ProblemList, caught
@@ -45,21 +46,27 @@ class Document:
 
 
 def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = None, *,
-                 params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False) -> Page:
+                 params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False, layout: bool = False) -> Page:
     """Interpret one page (1-based). Never raises for damage inside the page: what
     could not be read is in ``Page.problems``. Bounded: the page's decoded data,
     strings, arrays and glyphs have the caps of ``params``, and its text is
     assembled as it goes, so the glyph records held stay under max_held_glyphs
-    (except with ``keep_glyphs``, which keeps the page stream's records)."""
+    (except with ``keep_glyphs``, which keeps the page stream's records, and
+    ``layout``, which keeps the visible ones to lay the text out on a grid: R15;
+    the quality is the reading-flow text's, measured on the same glyphs)."""
     problems = ProblemList(params.max_page_problems)
     page = pdf.pages[number - 1]
     text = PageText(params)
     kept: list[Glyph] = []
+    placed: list[Glyph] = []
 
     def take(glyphs: list[Glyph], spans: list[tuple[int, int, str]]) -> None:
         if keep_glyphs:
             kept.extend(g for g in glyphs if g.token >= 0)
-        text.add(visible(replace_actual_text(glyphs, spans), box))
+        shown = visible(replace_actual_text(glyphs, spans), box)
+        if layout:
+            placed.extend(shown)
+        text.add(shown)
 
     with page_budget(params, problems):
         box = visible_box(page, problems)
@@ -79,7 +86,7 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
         problems.append(Problem(ProblemCode.TEXT_SUSPECT, quality.suspect))
     return Page(
         number=number,
-        text=page_text,
+        text=layout_text(placed, params) if layout else page_text,
         quality=quality,
         box=box,
         problems=list(problems),  # a plain list: pages are pickled between processes
@@ -117,23 +124,24 @@ def parse_page_ranges(spec: str, page_count: int) -> list[int]:
 
 
 def iter_pages(pdf: PdfFile, pages: Iterable[int] | None = None, *, params: Params = DEFAULT_PARAMS,
-               keep_glyphs: bool = False) -> Iterator[Page]:
+               keep_glyphs: bool = False, layout: bool = False) -> Iterator[Page]:
     """Pages one at a time, sharing one font cache, so a worker can stream them."""
     fonts: dict[object, Font] = {}
     numbers = range(1, pdf.page_count + 1) if pages is None else pages
     for number in numbers:
         if 1 <= number <= pdf.page_count:
-            yield extract_page(pdf, number, fonts, params=params, keep_glyphs=keep_glyphs)
+            yield extract_page(pdf, number, fonts, params=params, keep_glyphs=keep_glyphs, layout=layout)
 
 
 def extract(source: Source, password: str | None = None, pages: Iterable[int] | None = None, *,
-            params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False) -> Document:
+            params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False, layout: bool = False) -> Document:
     """Extract a PDF given as a path or bytes. Raises an ``ExtractionError`` subclass
-    only when the document as a whole cannot be read (see errors.py)."""
+    only when the document as a whole cannot be read (see errors.py). ``layout``:
+    each page's text laid out on a character grid (R15) instead of reading flow."""
     pdf = PdfFile(source, password)
     info = pdf.info()
     metadata = read_metadata(pdf.doc.catalog, info)
-    extracted = list(iter_pages(pdf, pages, params=params, keep_glyphs=keep_glyphs))
+    extracted = list(iter_pages(pdf, pages, params=params, keep_glyphs=keep_glyphs, layout=layout))
     if extracted and extracted[0].number == 1:
         extracted[0].problems.extend(metadata.problems)
     return Document(source=pdf.name, page_count=pdf.page_count, pages=extracted, info=info,

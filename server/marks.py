@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from pdfindex.pipeline import DEFAULT_PARAMS, Glyph, Params
 from pdfindex.pipeline.assemble import (
-    _LIGATURES,  # the ligature table of ``tidy``
+    LIGATURES,  # the ligature table of ``tidy``
     _RTL_CLUSTER,
     _RTL_RUN,
     _join_line,  # R11 word spaces of one line: the exact rule, not a copy of it
@@ -150,11 +150,11 @@ def _tidy(text: str, owners: list[int]) -> tuple[str, list[int]]:
     """pipeline/assemble.py's ``tidy`` (ligatures expanded, space runs collapsed,
     line ends trimmed, blank lines dropped, the ends stripped of spaces) with the
     owner array carried along."""
-    if text.translate(_LIGATURES) != text:
+    if text.translate(LIGATURES) != text:
         chars: list[str] = []
         kept: list[int] = []
         for ch, owner in zip(text, owners, strict=True):
-            replacement = _LIGATURES.get(ord(ch), ch)
+            replacement = LIGATURES.get(ord(ch), ch)
             if replacement is None:
                 continue
             if isinstance(replacement, int):

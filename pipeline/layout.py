@@ -1,0 +1,147 @@
+"""R15 layout text: the page's visual arrangement as plain text.
+
+Upright glyphs (writing left to right, not rotated) are grouped by baseline, sorted
+along it and placed on a character grid: a cell is the page's typical glyph advance
+wide (nine tenths of the mean over its glyphs, so a column of wider than average
+letters still ends before the next one's cells), a full-width CJK glyph takes two.
+A glyph goes to the cell its x position falls in, or right after the text before it
+when that cell is taken. A word gap (R11's threshold) always leaves at least one
+space and no gap inside a word adds one, so words stay whole; a gap narrower than
+two cells is one space (justified text is not spread out), a wider one keeps the
+grid place, so columns, indentation and table cells keep theirs. Lines further
+apart than the page's usual line spacing get blank lines between them (at most
+``_MAX_BLANK``). Glyphs that are rotated or vertical are not forced into the grid:
+they follow as reading-flow text (R11-R13) after a blank line.
+
+The decoding is the reading-flow mode's: the same glyph records, the same visible
+box, the same ActualText replacement.
+"""
+from __future__ import annotations
+
+import itertools
+import unicodedata
+from collections.abc import Sequence
+
+from .assemble import LIGATURES, PageText, compose_accents, is_ideographic
+from .glyph import Glyph
+from .params import Params
+
+#: Blank lines a vertical gap becomes, at most.
+_MAX_BLANK = 4
+#: Longest line, in cells (a glyph placed absurdly far right is clamped, not padded).
+_MAX_COLUMNS = 1000
+#: Gaps wider than this many cells keep their grid place (a column, a table cell);
+#: narrower ones are one space, however wide justification made them.
+_WIDE = 2.0
+#: A cell's width as a share of the page's mean glyph advance.
+_CELL_SHARE = 0.9
+#: How far a direction may lean and still count as upright.
+_UPRIGHT = 0.01
+
+
+def _upright(g: Glyph) -> bool:
+    ux, uy = g.direction
+    return not g.vertical and ux > 0 and abs(uy) < _UPRIGHT
+
+
+def _cells(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+
+def _median(values: list[float]) -> float:
+    """The lower median: of two line steps, the usual one rather than the gap."""
+    values = sorted(values)
+    return values[(len(values) - 1) // 2] if values else 0.0
+
+
+def layout_text(glyphs: Sequence[Glyph], params: Params) -> str:
+    """The page's text laid out on a character grid (R15). ``glyphs``: what the
+    text assembly gets (visible, in content order)."""
+    grid = [g for g in compose_accents(glyphs) if _upright(g)]
+    others = [g for g in glyphs if not _upright(g)]
+    lines = _grid_lines(grid, params) if grid else []
+    if others:
+        flow = PageText(params)
+        flow.add(others, final=True)
+        rest = flow.text()
+        if rest:
+            lines += ["", *rest.split("\n")] if lines else rest.split("\n")
+    # Ligatures expanded as in reading flow; spaces and blank lines are the layout.
+    return "\n".join(line.translate(LIGATURES) for line in lines).strip("\n")
+
+
+def _grid_lines(glyphs: list[Glyph], params: Params) -> list[str]:
+    drawn = [g for g in glyphs if g.text.strip() and g.gx > g.ox]
+    heights = [g.height for g in glyphs if g.height > 0]
+    # A little narrower than the mean advance, so that a line of wider than average
+    # letters still ends before the next column's cell.
+    cells = sum(_cells(g.text) for g in drawn)
+    cell = _CELL_SHARE * sum(g.gx - g.ox for g in drawn) / cells if cells else 0.5 * (_median(heights) or 10.0)
+    x0 = min(g.ox for g in glyphs)
+    rows = _rows(glyphs)
+    steps = [a[0] - b[0] for a, b in itertools.pairwise(rows) if a[0] - b[0] > 0]
+    spacing = _median(steps) or _median(heights) or 12.0
+    out: list[str] = []
+    previous: float | None = None
+    for baseline, row in rows:
+        if previous is not None:
+            blank = round((previous - baseline) / spacing) - 1
+            out.extend([""] * max(0, min(blank, _MAX_BLANK)))
+        out.append(_row_text(sorted(row, key=lambda g: g.ox), x0, cell, params))
+        previous = baseline
+    return out
+
+
+def _rows(glyphs: list[Glyph]) -> list[tuple[float, list[Glyph]]]:
+    """Glyphs grouped by baseline (text rise taken out, as R12 does), top to bottom."""
+    ordered = sorted(glyphs, key=lambda g: -(g.oy - g.rise))
+    rows: list[tuple[float, list[Glyph]]] = []
+    for g in ordered:
+        base = g.oy - g.rise
+        if rows and rows[-1][0] - base <= 0.3 * max(g.height, rows[-1][1][0].height):
+            rows[-1][1].append(g)
+        else:
+            rows.append((base, [g]))
+    return rows
+
+
+def _tracking(row: list[Glyph], params: Params) -> float:
+    """R11's letter-spacing rule for one row: when the row marks word boundaries with
+    space glyphs and spreads its letters too, the typical letter gap (in glyph
+    heights) is tracking, not a word gap."""
+    if not any(g.text.isspace() for g in row):
+        return 0.0
+    gaps = [(g.ox - max(p.gx, p.ex)) / g.height for p, g in itertools.pairwise(row)
+            if g.height > 0 and p.text.strip() and g.text.strip()]
+    if len(gaps) < 4:
+        return 0.0
+    typical = sorted(gaps)[len(gaps) // 2]
+    return typical if typical > params.word_gap else 0.0
+
+
+def _row_text(row: list[Glyph], x0: float, cell: float, params: Params) -> str:
+    parts: list[str] = []
+    used = 0  # cells filled so far
+    prev: Glyph | None = None
+    spaced = False  # a space glyph came since prev
+    threshold = params.word_gap + _tracking(row, params)
+    for g in row:
+        if g.text.isspace():
+            spaced = True
+            continue
+        text = g.text or " "  # unresolved: one cell, as R6 stands it in
+        want = min(_MAX_COLUMNS, max(0, round((g.ox - x0) / cell)))
+        if prev is not None:
+            gap = g.ox - max(prev.gx, prev.ex)  # positive Tc tracking is no gap (R11, beyond)
+            both_ideographs = bool(prev.text) and is_ideographic(prev.text[-1]) and is_ideographic(text[0])
+            if not spaced and (gap <= threshold * g.height or both_ideographs):
+                want = used  # inside a word: no space, whatever the grid says
+            elif want <= used or gap <= _WIDE * cell:
+                want = used + 1  # a word space: one, however justification spread it
+        if want > used:
+            parts.append(" " * (want - used))
+            used = want
+        parts.append(text)
+        used += _cells(text)
+        prev, spaced = g, False
+    return "".join(parts).rstrip()
