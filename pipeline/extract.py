@@ -2,7 +2,7 @@
 quality, visible box and problems out."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .annotations import appearances
@@ -18,6 +18,10 @@ from .errors import DAMAGE, Problem, ProblemCode, ProblemList, caught
 from .params import DEFAULT_PARAMS, Params
 from .quality import Quality, from_counts
 from .streams import page_budget
+
+
+#: observe(drawn, shown): see extract_page.
+Observer = Callable[[list[Glyph], list[Glyph]], None]
 
 
 @dataclass(slots=True)
@@ -46,14 +50,18 @@ class Document:
 
 
 def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = None, *,
-                 params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False, layout: bool = False) -> Page:
+                 params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False, layout: bool = False,
+                 observe: Observer | None = None) -> Page:
     """Interpret one page (1-based). Never raises for damage inside the page: what
     could not be read is in ``Page.problems``. Bounded: the page's decoded data,
     strings, arrays and glyphs have the caps of ``params``, and its text is
     assembled as it goes, so the glyph records held stay under max_held_glyphs
     (except with ``keep_glyphs``, which keeps the page stream's records, and
     ``layout``, which keeps the visible ones to lay the text out on a grid: R15;
-    the quality is the reading-flow text's, measured on the same glyphs)."""
+    the quality is the reading-flow text's, measured on the same glyphs).
+    ``observe(drawn, shown)`` sees each chunk the text assembly is given: the
+    glyphs drawn (forms and annotations included, ActualText applied) and those of
+    them inside the visible box (R10), for tools that mark or explain a page."""
     problems = ProblemList(params.max_page_problems)
     page = pdf.pages[number - 1]
     text = PageText(params)
@@ -63,7 +71,10 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
     def take(glyphs: list[Glyph], spans: list[tuple[int, int, str]]) -> None:
         if keep_glyphs:
             kept.extend(g for g in glyphs if g.token >= 0)
-        shown = visible(replace_actual_text(glyphs, spans), box)
+        drawn = replace_actual_text(glyphs, spans)
+        shown = visible(drawn, box)
+        if observe is not None:
+            observe(drawn, shown)
         if layout:
             placed.extend(shown)
         text.add(shown)
