@@ -21,7 +21,7 @@ from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASSWORD, CliError
 from .terminal import shown
 
 #: Commands that read no settings: a bad PDFINDEX_* value must not stop them.
-_WITHOUT_SETTINGS = {"extract", "glyphs"}
+_WITHOUT_SETTINGS = {"extract", "glyphs", "explain"}
 #: Commands that log nothing and whose start-up is measured: importing ``logging``
 #: for them would cost ~10 ms of every search.
 _WITHOUT_LOGGING = {"search", "list"}
@@ -76,6 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--layout", action="store_true",
                    help="keep the page's arrangement: columns side by side, table cells aligned (R15)")
     p.set_defaults(func=_lazy("pdfindex.cli.extract_cmd", "cmd_extract"))
+
+    p = sub.add_parser("explain", help="why a page's text came out as it did: each glyph's gap, threshold "
+                                       "and decision, with the SPEC rule behind it")
+    p.add_argument("file")
+    p.add_argument("--page", type=int, required=True)
+    p.add_argument("--near", metavar="TEXT", help="only the lines holding TEXT")
+    p.add_argument("--password")
+    p.add_argument("--json", action="store_true", help="every decision as JSON")
+    p.set_defaults(func=_lazy("pdfindex.cli.explain_cmd", "cmd_explain"))
 
     p = sub.add_parser("glyphs", help="print one page's glyph records, one JSON object a line")
     p.add_argument("file")

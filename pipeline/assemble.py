@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .geometry import Rect
 from .glyph import Glyph
@@ -289,7 +289,12 @@ class PageText:
         return tidy("\n".join(self.lines))
 
 
-def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
+#: why(index, measured, limit, decided, reason): what ``split_lines`` and ``_join_line``
+#: decided for glyph ``index`` and why, for ``pdfindex explain``.
+Why = Callable[[int, float | None, float | None, bool, str], None]
+
+
+def split_lines(glyphs: Sequence[Glyph], params: Params, why: Why | None = None) -> list[list[Glyph]]:
     """R12: a new line starts when the origin moves across the previous glyph's
     writing direction by more than half the larger box height. Text rise is taken
     out first, so a superscript, however high, stays on its line. A change between
@@ -298,7 +303,7 @@ def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
     line: list[Glyph] = []
     factor = params.line_break
     prev: Glyph | None = None
-    for g in glyphs:
+    for k, g in enumerate(glyphs):
         # Glyphs of one showing operation share a baseline: only a new string can
         # start a new line (form glyphs, token -1, are always checked).
         if prev is not None and (g.token != prev.token or g.token < 0):
@@ -309,11 +314,27 @@ def split_lines(glyphs: Sequence[Glyph], params: Params) -> list[list[Glyph]]:
                     g.height != prev.height and not _boxes_overlap_across(prev, g, ux, uy)):
                 lines.append(line)
                 line = []
+            if why is not None:
+                _why_line(why, k, prev, g, across, factor * height, not line)
+        elif why is not None and prev is not None:
+            why(k, 0.0, None, False, "the same string: one baseline (R12)")
         line.append(g)
         prev = g
     if line:
         lines.append(line)
     return lines
+
+
+def _why_line(why: Why, index: int, prev: Glyph, g: Glyph, across: float, limit: float, broke: bool) -> None:
+    if g.vertical != prev.vertical:
+        reason = "the writing mode changes: a new column (R13)"
+    elif abs(across) > limit:
+        reason = f"moved {abs(across):.2f} across, over half the larger box height {limit:.2f}: a new line (R12)"
+    elif broke:
+        reason = "the boxes share no height across the line: a new line (R12, beyond)"
+    else:
+        reason = f"moved {abs(across):.2f} across, within {limit:.2f}: the same line (R12)"
+    why(index, abs(across), limit, broke, reason)
 
 
 def _boxes_overlap_across(prev: Glyph, g: Glyph, ux: float, uy: float) -> bool:
@@ -333,7 +354,7 @@ def _boxes_overlap_across(prev: Glyph, g: Glyph, ux: float, uy: float) -> bool:
     return g_lo < p_hi and p_lo < g_hi
 
 
-def _join_line(line: Sequence[Glyph], params: Params, context: bool = False) -> str:
+def _join_line(line: Sequence[Glyph], params: Params, context: bool = False, why: Why | None = None) -> str:
     """R11 word spaces within one line.
 
     The gap runs along the previous glyph's direction from its glyph end, so
@@ -345,20 +366,26 @@ def _join_line(line: Sequence[Glyph], params: Params, context: bool = False) -> 
     word spaces; and a jump far back along the line starts another fragment.
 
     With ``context``, the first glyph only decides the space before the second: its
-    own text was already joined (PageText's cut of an overlong line).
+    own text was already joined (PageText's cut of an overlong line). ``why`` is
+    told each decision (index within the line).
     """
     word_gap = params.word_gap
     texts = [g.text or " " for g in line]
     n = len(line)
     gaps = [0.0] * n
+    measured = [False] * n
     candidates: list[float] = []
     has_space = False
     for i in range(1, n):
         a, b = texts[i - 1][-1], texts[i][0]
         if a.isspace() or b.isspace():
             has_space = True
+            if why is not None:
+                why(i, None, None, False, "a white-space glyph: no space added (R11)")
             continue
         if a >= "\u2e80" and b >= "\u2e80" and is_ideographic(a) and is_ideographic(b):
+            if why is not None:
+                why(i, None, None, False, "two ideographs: no space, whatever the gap (R11)")
             continue
         prev, g = line[i - 1], line[i]
         ux, uy = prev.direction
@@ -372,6 +399,7 @@ def _join_line(line: Sequence[Glyph], params: Params, context: bool = False) -> 
         height = g.height
         ratio = gap / height if height > 0 else 0.0
         gaps[i] = ratio
+        measured[i] = True
         candidates.append(ratio)
     tracking = 0.0
     if has_space and len(candidates) >= 4:
@@ -383,9 +411,12 @@ def _join_line(line: Sequence[Glyph], params: Params, context: bool = False) -> 
     parts = [texts[0]]
     for i in range(1, n):
         gap = gaps[i]
-        if gap > threshold or gap < backward:
+        spaced = gap > threshold or gap < backward
+        if spaced:
             parts.append(" ")
         parts.append(texts[i])
+        if why is not None and measured[i]:
+            _why_gap(why, i, gap, threshold, tracking, backward, spaced)
     text = "".join(parts[1:] if context else parts)
     if _RTL_CHAR.search(text) and _drawn_left_to_right_rtl(line, texts):
         text = _RTL_RUN.sub(lambda m: "".join(reversed(_RTL_CLUSTER.findall(m.group()))), text)
@@ -403,6 +434,18 @@ def _tracking(line: Sequence[Glyph], k: int, ux: float, uy: float) -> float:
             if n.token == line[k].token and n.font == line[k].font and not (n.code == 32 and n.nbytes == 1):
                 return (n.ex - n.gx) * ux + (n.ey - n.gy) * uy
     return 0.0
+
+
+def _why_gap(why: Why, i: int, gap: float, threshold: float, tracking: float, backward: float,
+             spaced: bool) -> None:
+    beyond = f", letter spacing of {tracking:.2f} counted as tracking (R11, beyond)" if tracking else ""
+    if gap < backward:
+        reason = f"jumped {-gap:.2f} heights back along the line: another fragment, a space (R11, beyond)"
+    elif spaced:
+        reason = f"gap {gap:.2f} heights over the threshold {threshold:.2f}: a word space (R11){beyond}"
+    else:
+        reason = f"gap {gap:.2f} heights within the threshold {threshold:.2f}: no space (R11){beyond}"
+    why(i, gap, threshold, spaced, reason)
 
 
 def _is_rtl(ch: str) -> bool:

@@ -1,0 +1,50 @@
+"""``pdfindex explain FILE --page N [--near TEXT]``: the decisions behind one page's text."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+
+from pdfindex.pipeline import PdfFile
+from pdfindex.pipeline.explain import Explanation, explain_page
+
+from .errors import EXIT_USAGE, CliError
+from .shapes import JSON_VERSION
+from .terminal import shown, write_json
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    pdf = PdfFile(args.file, args.password)
+    if not 1 <= args.page <= pdf.page_count:
+        raise CliError(f"{shown(pdf.name)}: page {args.page} out of range 1-{pdf.page_count}", EXIT_USAGE)
+    result = explain_page(pdf, args.page, near=args.near)
+    if args.json:
+        write_json({"version": JSON_VERSION, "file": pdf.name, **dataclasses.asdict(result)})
+        return 0
+    _print(result, pdf.name)
+    return 0
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _print(result: Explanation, name: str) -> None:
+    out = sys.stdout
+    x0, y0, x1, y1 = result.box
+    out.write(f"{shown(name)}, page {result.page}: visible box {x0:.1f} {y0:.1f} {x1:.1f} {y1:.1f} (R10)\n")
+    if result.suspect:
+        out.write(f"text suspect (R7, beyond): {shown(result.suspect)}\n")
+    line = 0
+    for step in result.steps:
+        if step.line != line:
+            line = step.line
+            out.write(f"\nline {line}: {shown(step.line_rule)}\n")
+            out.write(f"  {'glyph':<8} {'x':>8} {'y':>8} {'height':>7} {'gap':>6} {'thresh':>6}  decision\n")
+        decision = step.space_rule or ("" if step.new_line else step.line_rule)
+        out.write(f"  {shown(repr(step.text)):<8} {step.x:8.2f} {step.y:8.2f} {step.height:7.2f} {_num(step.gap):>6} "
+                  f"{_num(step.threshold):>6}  {shown(decision)}\n")
+    if result.dropped:
+        out.write(f"\noutside the visible box, dropped (R10): {len(result.dropped)} glyphs\n")
+        for text, x, y in result.dropped[:50]:
+            out.write(f"  {shown(repr(text)):<8} {x:8.2f} {y:8.2f}\n")
