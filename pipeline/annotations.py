@@ -9,7 +9,7 @@ from pdfminer.pdfpage import PDFPage
 from pdfminer.pdftypes import PDFObjRef, PDFStream, resolve1
 from pdfminer.psparser import PSLiteral
 
-from .document import rect_value
+from . import values
 from .geometry import IDENTITY, Matrix, apply
 
 _HIDDEN, _NO_VIEW = 1 << 1, 1 << 5
@@ -41,14 +41,10 @@ def appearances(page: PDFPage) -> Iterator[tuple[PDFStream, object, Matrix]]:
             normal = resolve1(normal_ref)
         if not isinstance(normal, PDFStream):
             continue
-        rect, bbox = rect_value(annot.get("Rect")), rect_value(normal.get("BBox"))
+        rect, bbox = values.rect(annot.get("Rect")), values.rect(normal.get("BBox"))
         if rect is None or bbox is None:
             continue
-        matrix = resolve1(normal.get("Matrix"))
-        form_matrix: Matrix = IDENTITY
-        if isinstance(matrix, list) and len(matrix) == 6 and all(isinstance(resolve1(v), (int, float)) for v in matrix):
-            a, b, c, d, e, f = (float(resolve1(v)) for v in matrix)
-            form_matrix = (a, b, c, d, e, f)
+        form_matrix: Matrix = values.matrix(normal.get("Matrix")) or IDENTITY
         corners = [apply(form_matrix, x, y) for x in (bbox[0], bbox[2]) for y in (bbox[1], bbox[3])]
         bx0, by0 = min(p[0] for p in corners), min(p[1] for p in corners)
         bw, bh = max(p[0] for p in corners) - bx0, max(p[1] for p in corners) - by0

@@ -31,7 +31,8 @@ from pdfminer.psparser import PSEOF, PSBaseParser, PSKeyword, PSLiteral
 from pdfminer.utils import decode_text
 
 from .errors import DAMAGE, ExtractionError, NotAPdfError, PasswordError, Problem, ProblemCode
-from .geometry import Rect, intersect, normalize_rect
+from .values import rect
+from .geometry import Rect, intersect
 from .recover import Occurrences, RebuiltXRef, damage, find_catalog, has_content, objstm_members, recovered_pages
 from .streams import read_stream
 
@@ -55,16 +56,6 @@ def read_source(source: Source) -> tuple[bytes, str]:
         raise ExtractionError(name, f"cannot read file: {exc.strerror or exc}") from exc
     except ValueError as exc:  # a NUL byte in the path
         raise ExtractionError(repr(name), f"cannot read file: {exc}") from exc
-
-
-def rect_value(value: object) -> Rect | None:
-    value = resolve1(value)
-    if not isinstance(value, list) or len(value) != 4:
-        return None
-    nums = [resolve1(v) for v in value]
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in nums):
-        return None
-    return normalize_rect((float(nums[0]), float(nums[1]), float(nums[2]), float(nums[3])))
 
 
 class _SecurityHandlerV5(PDFStandardSecurityHandlerV5):
@@ -426,11 +417,11 @@ def visible_box(page: PDFPage, problems: list[str]) -> Rect:
     Also where a page takes on what was wrong with the document's structure
     (``PdfFile.notes``, a rebuilt object table): this runs first for every page."""
     problems.extend(Problem(ProblemCode.STRUCTURE_DAMAGED, note) for note in getattr(page, "recovery_notes", ()))
-    media = rect_value(page.attrs.get("MediaBox"))
+    media = rect(page.attrs.get("MediaBox"))
     if media is None or media[0] == media[2] or media[1] == media[3]:
         problems.append(Problem(ProblemCode.BOX_INVALID, "missing or invalid MediaBox; US Letter assumed"))
         media = LETTER
-    crop = rect_value(page.attrs.get("CropBox"))
+    crop = rect(page.attrs.get("CropBox"))
     if crop is None:
         return media
     box = intersect(crop, media)

@@ -18,6 +18,7 @@ from pdfminer.psparser import PSLiteral
 
 from . import encodings as enc
 from .texencodings import tex_encoding
+from .values import matrix, name, number
 from .cff import cff_builtin_encoding
 from .cmaps import (
     CMap,
@@ -53,20 +54,6 @@ class CodeInfo(NamedTuple):
     w1: float = 0.0  # vertical advance (negative: downwards), vertical fonts only
     vx: float = 0.0  # position vector from the vertical to the horizontal origin
     vy: float = 0.0
-
-
-def _name(x: object) -> str:
-    x = resolve1(x)
-    if isinstance(x, PSLiteral):
-        return str(x.name)
-    if isinstance(x, bytes):
-        return x.decode("latin-1")
-    return str(x) if isinstance(x, str) else ""
-
-
-def _num(x: object, default: float = 0.0) -> float:
-    x = resolve1(x)
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else default
 
 
 def _stream_data(x: object, problems: list[str], what: str) -> bytes | None:
@@ -138,17 +125,17 @@ class Font:
 def _vertical_metrics(descriptor: dict[str, Any], bbox: object, std: Any, scale: float,
                       params: Params) -> tuple[float, float]:
     """R3: Ascent/Descent, else FontBBox, else standard-14 metrics, else the default."""
-    a, d = _num(descriptor.get("Ascent")) * scale, _num(descriptor.get("Descent")) * scale
+    a, d = number(descriptor.get("Ascent")) * scale, number(descriptor.get("Descent")) * scale
     if _sane_height(a, d):
         return a, d
     box = resolve1(bbox if bbox is not None else descriptor.get("FontBBox"))
     if isinstance(box, list) and len(box) == 4:
-        y0, y1 = _num(box[1]) * scale, _num(box[3]) * scale
+        y0, y1 = number(box[1]) * scale, number(box[3]) * scale
         lo, hi = min(y0, y1), max(y0, y1)
         if _sane_height(hi, min(lo, 0.0)):
             return hi, min(lo, 0.0)
     if std is not None:
-        a, d = _num(std[0].get("Ascent")) / 1000, _num(std[0].get("Descent")) / 1000
+        a, d = number(std[0].get("Ascent")) / 1000, number(std[0].get("Descent")) / 1000
         if _sane_height(a, d):
             return a, d
     return params.default_ascent, params.default_descent
@@ -158,17 +145,16 @@ class SimpleFont(Font):
     """Type1, MMType1, TrueType and Type3 fonts: one byte per code, a 256-entry table."""
 
     def __init__(self, resource: str, spec: dict[str, Any], params: Params, problems: list[str]) -> None:
-        subtype = _name(spec.get("Subtype"))
-        base_font = _name(spec.get("BaseFont"))
+        subtype = name(spec.get("Subtype"))
+        base_font = name(spec.get("BaseFont"))
         descriptor = resolve1(spec.get("FontDescriptor"))
         descriptor = descriptor if isinstance(descriptor, dict) else {}
         std = standard_metrics(base_font) if subtype != "Type3" else None
         scale = 0.001
         if subtype == "Type3":
-            matrix = resolve1(spec.get("FontMatrix"))
-            if isinstance(matrix, list) and len(matrix) == 6:
-                scale_x = _num(matrix[0], 0.001)
-                scale = _num(matrix[3], 0.001)
+            font_matrix = matrix(spec.get("FontMatrix"))
+            if font_matrix is not None:
+                scale_x, scale = font_matrix[0], font_matrix[3]
             else:
                 scale_x = 0.001
             ascent, descent = _vertical_metrics(descriptor, spec.get("FontBBox"), None, abs(scale), params)
@@ -192,8 +178,8 @@ class SimpleFont(Font):
             builtin = tex_encoding(self_named) or {}
 
         widths = resolve1(spec.get("Widths"))
-        first_char = int(_num(spec.get("FirstChar"), 0))
-        missing = _num(descriptor.get("MissingWidth")) * scale_x
+        first_char = int(number(spec.get("FirstChar"), 0))
+        missing = number(descriptor.get("MissingWidth")) * scale_x
         std_widths = std[1] if std is not None else None
 
         table: list[CodeInfo] = []
@@ -226,7 +212,7 @@ class SimpleFont(Font):
         after the code itself go into ``self_named``."""
         result: dict[int, str | None] = {}
         encoding = resolve1(spec.get("Encoding"))
-        base_name = _name(encoding) if not isinstance(encoding, dict) else _name(encoding.get("BaseEncoding"))
+        base_name = name(encoding) if not isinstance(encoding, dict) else name(encoding.get("BaseEncoding"))
         base = enc.base_encoding(base_name) if base_name else None
         if base is None:
             builtin_names: dict[int, str] = {}
@@ -239,7 +225,7 @@ class SimpleFont(Font):
             if builtin_names:
                 for code, gname in builtin_names.items():
                     result[code] = enc.glyph_name_to_unicode(gname)
-            elif subtype in ("Type1", "MMType1") and not _strip_subset(_name(spec.get("BaseFont"))).startswith(
+            elif subtype in ("Type1", "MMType1") and not _strip_subset(name(spec.get("BaseFont"))).startswith(
                 ("Symbol", "ZapfDingbats")
             ):
                 base = enc.STANDARD
@@ -292,7 +278,7 @@ class CIDFont(Font):
     then a Unicode-based predefined CMap, then the CID collection (R4)."""
 
     def __init__(self, resource: str, spec: dict[str, Any], params: Params, problems: list[str]) -> None:
-        base_font = _name(spec.get("BaseFont"))
+        base_font = name(spec.get("BaseFont"))
         descendants = resolve1(spec.get("DescendantFonts"))
         cid_font = resolve1(descendants[0]) if isinstance(descendants, list) and descendants else {}
         cid_font = cid_font if isinstance(cid_font, dict) else {}
@@ -309,7 +295,7 @@ class CIDFont(Font):
         cmap_name = ""
         if isinstance(encoding, PDFStream):
             self.embedded = _cmap_program(encoding, problems, f"encoding CMap of font {resource}", params) or CMap()
-            cmap_name = _name(encoding.get("CMapName")) or self.embedded.name
+            cmap_name = name(encoding.get("CMapName")) or self.embedded.name
             used = self.embedded.usecmap
             if used:
                 self._use_predefined(used)
@@ -318,7 +304,7 @@ class CIDFont(Font):
             if not self.embedded.codespace and self.trie is None and not self.identity:
                 self.identity = True  # no codespace at all: two-byte codes, the common case
         else:
-            cmap_name = _name(encoding)
+            cmap_name = name(encoding)
             self._use_predefined(cmap_name)
             if self.trie is None and not self.identity:
                 problems.append(Problem(ProblemCode.FONT_MISSING, f"font {resource}: CMap {cmap_name or '(none)'} "
@@ -327,8 +313,8 @@ class CIDFont(Font):
         self.codec = unicode_cmap_codec(cmap_name)
 
         info = resolve1(cid_font.get("CIDSystemInfo"))
-        ordering = _name(info.get("Ordering")) if isinstance(info, dict) else ""
-        registry = _name(info.get("Registry")) if isinstance(info, dict) else ""
+        ordering = name(info.get("Ordering")) if isinstance(info, dict) else ""
+        registry = name(info.get("Registry")) if isinstance(info, dict) else ""
         if registry != "Adobe" or ordering not in ("GB1", "CNS1", "Japan1", "Korea1"):
             ordering = ordering_of_cmap_name(cmap_name) if cmap_name and cmap_name != "Identity-H" else ordering
         self.collection = cid_to_unicode(ordering, self.vertical) if ordering else None
@@ -341,13 +327,13 @@ class CIDFont(Font):
         self._glyph_unicode: dict[int, str] | None = None
         self._cid_to_gid: bytes | None = None
 
-        self.default_width = _num(cid_font.get("DW"), 1000) / 1000
+        self.default_width = number(cid_font.get("DW"), 1000) / 1000
         self.widths = {cid: v[0] for cid, v in
                        _cid_metrics(resolve1(cid_font.get("W")), 1, params, problems, f"font {resource}: /W").items()}
         dw2 = resolve1(cid_font.get("DW2"))
         self.dw2 = (0.88, -1.0)  # §9.7.4.3 default DW2 [880 -1000]
         if isinstance(dw2, list) and len(dw2) == 2:
-            self.dw2 = (_num(dw2[0], 880) / 1000, _num(dw2[1], -1000) / 1000)
+            self.dw2 = (number(dw2[0], 880) / 1000, number(dw2[1], -1000) / 1000)
         self.w2 = (_cid_metrics(resolve1(cid_font.get("W2")), 3, params, problems, f"font {resource}: /W2")
                    if self.vertical else {})
         self.cache: dict[bytes, CodeInfo] = {}
@@ -481,13 +467,13 @@ def _cid_metrics(array: object, size: int, params: Params, problems: list[str],
             count = len(second) // size
             if count > budget:
                 break
-            values = [_num(v) / 1000 for v in second]
+            values = [number(v) / 1000 for v in second]
             for k in range(count):
                 result[first + k] = tuple(values[k * size:(k + 1) * size])
             budget -= count
             i += 2
         elif isinstance(first, int) and isinstance(second, int) and i + 1 + size < len(array):
-            group = tuple(_num(v) / 1000 for v in array[i + 2:i + 2 + size])
+            group = tuple(number(v) / 1000 for v in array[i + 2:i + 2 + size])
             if 0 <= second - first < 65536:
                 if second - first + 1 > budget:
                     break
@@ -523,7 +509,7 @@ def load_font(resource: str, spec: object, params: Params, problems: list[str]) 
         problems.append(Problem(ProblemCode.FONT_DAMAGED, f"font {resource} is not a font dictionary"))
         return MissingFont(resource, params)
     try:
-        if _name(spec.get("Subtype")) == "Type0":
+        if name(spec.get("Subtype")) == "Type0":
             return CIDFont(resource, spec, params, problems)
         return SimpleFont(resource, spec, params, problems)
     except DAMAGE as exc:  # a broken font loses only its own text (R17)

@@ -23,6 +23,7 @@ from pdfminer.utils import decode_text
 
 from .content import literal_str, operations
 from .errors import DAMAGE, Damaged, Problem, ProblemCode, brief, caught
+from .values import strict_matrix, strict_number
 from .fonts import Font, MissingFont, load_font
 from .geometry import IDENTITY, Matrix, mult, unit
 from .glyph import Glyph
@@ -60,20 +61,6 @@ FontCache = dict[object, Font]
 #: Receives held glyph records in content order with the ActualText spans among
 #: them (indices relative to the list); see Interpreter.flush.
 GlyphSink = Callable[[list[Glyph], list[tuple[int, int, str]]], None]
-
-
-def _number(x: object) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise Damaged(f"number expected, got {brief(repr(x), 60)}")
-    v = float(x)
-    if not math.isfinite(v):  # a 400-digit number reads as inf
-        raise Damaged("number out of range")
-    return v
-
-
-def _matrix(args: list[object]) -> Matrix:
-    a, b, c, d, e, f = (_number(v) for v in args)
-    return (a, b, c, d, e, f)
 
 
 class Interpreter:
@@ -177,7 +164,7 @@ class Interpreter:
             self._once(ProblemCode.CONTENT_SYNTAX, "Q without matching q")
 
     def _cm(self, args: list[object], index: int) -> None:
-        self.ctm = mult(_matrix(args), self.ctm)
+        self.ctm = mult(strict_matrix(args), self.ctm)
 
     # ---- text objects and state ----------------------------------------------
 
@@ -188,28 +175,28 @@ class Interpreter:
         pass
 
     def _Tc(self, args: list[object], index: int) -> None:
-        self.ts.char_spacing = _number(args[0])
+        self.ts.char_spacing = strict_number(args[0])
 
     def _Tw(self, args: list[object], index: int) -> None:
-        self.ts.word_spacing = _number(args[0])
+        self.ts.word_spacing = strict_number(args[0])
 
     def _Tz(self, args: list[object], index: int) -> None:
-        self.ts.scale = _number(args[0]) / 100.0
+        self.ts.scale = strict_number(args[0]) / 100.0
 
     def _TL(self, args: list[object], index: int) -> None:
-        self.ts.leading = _number(args[0])
+        self.ts.leading = strict_number(args[0])
 
     def _Tr(self, args: list[object], index: int) -> None:
-        self.ts.render = int(_number(args[0]))
+        self.ts.render = int(strict_number(args[0]))
 
     def _Ts(self, args: list[object], index: int) -> None:
-        self.ts.rise = _number(args[0])
+        self.ts.rise = strict_number(args[0])
 
     def _Tf(self, args: list[object], index: int) -> None:
         name = args[0]
         if not isinstance(name, PSLiteral):
             raise Damaged(f"font name expected, got {brief(repr(name), 60)}")
-        self.ts.size = _number(args[1])
+        self.ts.size = strict_number(args[1])
         self.ts.font_name = literal_str(name)
         self.ts.font = self._font(self.ts.font_name)
 
@@ -228,16 +215,16 @@ class Interpreter:
         return font
 
     def _Td(self, args: list[object], index: int) -> None:
-        tx, ty = _number(args[0]), _number(args[1])
+        tx, ty = strict_number(args[0]), strict_number(args[1])
         a, b, c, d, e, f = self.tlm
         self.tm = self.tlm = (a, b, c, d, tx * a + ty * c + e, tx * b + ty * d + f)
 
     def _TD(self, args: list[object], index: int) -> None:
-        self.ts.leading = -_number(args[1])
+        self.ts.leading = -strict_number(args[1])
         self._Td(args, index)
 
     def _Tm(self, args: list[object], index: int) -> None:
-        self.tm = self.tlm = _matrix(args)
+        self.tm = self.tlm = strict_matrix(args)
 
     def _Tstar(self, args: list[object], index: int) -> None:
         self._Td([0.0, -self.ts.leading], index)
@@ -258,8 +245,8 @@ class Interpreter:
         self._show([args[0]], index - 1)
 
     def _dquote(self, args: list[object], index: int) -> None:
-        self.ts.word_spacing = _number(args[0])
-        self.ts.char_spacing = _number(args[1])
+        self.ts.word_spacing = strict_number(args[0])
+        self.ts.char_spacing = strict_number(args[1])
         self._Tstar(args, index)
         self._show([args[2]], index - 1)
 
@@ -455,7 +442,7 @@ class Interpreter:
         matrix = resolve1(xobj.get("Matrix"))
         form_matrix = IDENTITY
         if isinstance(matrix, list) and len(matrix) == 6:
-            form_matrix = _matrix([resolve1(v) for v in matrix])
+            form_matrix = strict_matrix([resolve1(v) for v in matrix])
         form_resources = resolve1(xobj.get("Resources"))
         saved = (self.ctm, self.ts.copy(), self.tm, self.tlm, self.resources, self.in_form, list(self.stack))
         self.ctm = mult(form_matrix, ctm)
