@@ -217,47 +217,51 @@ def _apply_section(cmap: CMap, section: str | None, items: list[object], limit: 
                 text = _destination(dst)
                 if text is not None:
                     cmap.unicode[int.from_bytes(src, "big")] = text
-    elif section == "bfrange":
-        for k in range(0, len(items) - 2, 3):
-            if _size(cmap) > limit:
-                return
-            lo_b, hi_b, dst = items[k], items[k + 1], items[k + 2]
-            if not (isinstance(lo_b, bytes) and isinstance(hi_b, bytes) and lo_b and hi_b):
-                continue
-            lo, hi = int.from_bytes(lo_b, "big"), int.from_bytes(hi_b, "big")
-            if hi < lo:
-                continue
-            if isinstance(dst, list):  # array form: one destination per code
-                for off, d in enumerate(dst[: hi - lo + 1]):
-                    text = _destination(d)
-                    if text is not None:
-                        cmap.unicode[lo + off] = text
-            elif isinstance(dst, bytes) and dst:
-                base = int.from_bytes(dst, "big")
-                if hi - lo < _EXPAND_LIMIT:
-                    for off in range(hi - lo + 1):
-                        try:
-                            cmap.unicode[lo + off] = utf16_text((base + off).to_bytes(len(dst), "big"))
-                        except OverflowError:
-                            break
-                else:
-                    cmap.unicode_ranges.append((lo, hi, base, len(dst)))
     elif section == "cidchar":
         for src, cid in zip(items[0::2], items[1::2], strict=False):
             if isinstance(src, bytes) and src and isinstance(cid, int):
                 cmap.cids[int.from_bytes(src, "big")] = cid
-    elif section == "cidrange":
+    elif section in ("bfrange", "cidrange"):
+        apply = _bf_range if section == "bfrange" else _cid_range
         for k in range(0, len(items) - 2, 3):
             if _size(cmap) > limit:
                 return
-            lo_b, hi_b, cid = items[k], items[k + 1], items[k + 2]
-            if isinstance(lo_b, bytes) and isinstance(hi_b, bytes) and lo_b and isinstance(cid, int):
+            lo_b, hi_b, dst = items[k], items[k + 1], items[k + 2]
+            if isinstance(lo_b, bytes) and isinstance(hi_b, bytes) and lo_b and hi_b:
                 lo, hi = int.from_bytes(lo_b, "big"), int.from_bytes(hi_b, "big")
-                if hi - lo < _EXPAND_LIMIT:
-                    for off in range(hi - lo + 1):
-                        cmap.cids[lo + off] = cid + off
-                else:
-                    cmap.cid_ranges.append((lo, hi, cid))
+                if hi >= lo:
+                    apply(cmap, lo, hi, dst)
+
+
+def _bf_range(cmap: CMap, lo: int, hi: int, dst: object) -> None:
+    """One bfrange: an array of destinations, one per code, or a first destination
+    counted up (kept as a range when too long to expand)."""
+    if isinstance(dst, list):
+        for off, d in enumerate(dst[: hi - lo + 1]):
+            text = _destination(d)
+            if text is not None:
+                cmap.unicode[lo + off] = text
+    elif isinstance(dst, bytes) and dst:
+        base = int.from_bytes(dst, "big")
+        if hi - lo >= _EXPAND_LIMIT:
+            cmap.unicode_ranges.append((lo, hi, base, len(dst)))
+            return
+        for off in range(hi - lo + 1):
+            try:
+                cmap.unicode[lo + off] = utf16_text((base + off).to_bytes(len(dst), "big"))
+            except OverflowError:
+                break
+
+
+def _cid_range(cmap: CMap, lo: int, hi: int, cid: object) -> None:
+    """One cidrange: consecutive CIDs from ``cid`` (kept as a range when too long)."""
+    if not isinstance(cid, int):
+        return
+    if hi - lo >= _EXPAND_LIMIT:
+        cmap.cid_ranges.append((lo, hi, cid))
+        return
+    for off in range(hi - lo + 1):
+        cmap.cids[lo + off] = cid + off
 
 
 def _destination(dst: object) -> str | None:

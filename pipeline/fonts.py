@@ -7,6 +7,8 @@ space units (1.0 = the font size), already through /1000 or a Type 3 FontMatrix.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import re
 from io import BytesIO
 from typing import Any, NamedTuple
@@ -150,41 +152,54 @@ class SimpleFont(Font):
         descriptor = resolve1(spec.get("FontDescriptor"))
         descriptor = descriptor if isinstance(descriptor, dict) else {}
         std = standard_metrics(base_font) if subtype != "Type3" else None
-        scale = 0.001
-        if subtype == "Type3":
-            font_matrix = matrix(spec.get("FontMatrix"))
-            if font_matrix is not None:
-                scale_x, scale = font_matrix[0], font_matrix[3]
-            else:
-                scale_x = 0.001
-            ascent, descent = _vertical_metrics(descriptor, spec.get("FontBBox"), None, abs(scale), params)
-        else:
-            scale_x = 0.001
-            ascent, descent = _vertical_metrics(descriptor, None, std, scale, params)
+        scale_x, ascent, descent = self._scale(spec, subtype, descriptor, std, params)
         super().__init__(resource, base_font, ascent, descent)
-
         to_unicode = _to_unicode(spec, problems, resource, params)
-
         self_named: set[int] = set()
         names = self._glyph_names(spec, subtype, descriptor, problems, self_named)
-        plain = _strip_subset(base_font)
-        builtin: dict[int, str] = {}
-        if plain.startswith("Symbol"):
-            builtin = enc.SYMBOL
-        elif plain.startswith("ZapfDingbats"):
-            builtin = enc.ZAPF_DINGBATS
-        elif subtype == "Type3" and self_named:
-            # pdfTeX's bitmap fonts: the codes used tell the TeX encoding (else WinAnsi, step 4)
-            builtin = tex_encoding(self_named) or {}
+        builtin = self._builtin(base_font, subtype, self_named)
 
+        def text_of(code: int, cmap: CMap | None) -> str:
+            return self._text(code, cmap, names, builtin)
+
+        self.table = self._code_table(spec, descriptor, std, scale_x, to_unicode, text_of)
+
+    @staticmethod
+    def _scale(spec: dict[str, Any], subtype: str, descriptor: dict[str, Any], std: Any,
+               params: Params) -> tuple[float, float, float]:
+        """Glyph space to text space across (Type 3: its FontMatrix), and the ascent
+        and descent."""
+        if subtype != "Type3":
+            return (0.001, *_vertical_metrics(descriptor, None, std, 0.001, params))
+        font_matrix = matrix(spec.get("FontMatrix"))
+        scale_x, scale = (font_matrix[0], font_matrix[3]) if font_matrix is not None else (0.001, 0.001)
+        return (scale_x, *_vertical_metrics(descriptor, spec.get("FontBBox"), None, abs(scale), params))
+
+    @staticmethod
+    def _builtin(base_font: str, subtype: str, self_named: set[int]) -> dict[int, str]:
+        """The built-in encoding a font without names falls back on (R4 step 4)."""
+        plain = _strip_subset(base_font)
+        if plain.startswith("Symbol"):
+            return enc.SYMBOL
+        if plain.startswith("ZapfDingbats"):
+            return enc.ZAPF_DINGBATS
+        if subtype == "Type3" and self_named:
+            # pdfTeX's bitmap fonts: the codes used tell the TeX encoding (else WinAnsi, step 4)
+            return tex_encoding(self_named) or {}
+        return {}
+
+    @staticmethod
+    def _code_table(spec: dict[str, Any], descriptor: dict[str, Any], std: Any, scale_x: float,
+                    to_unicode: CMap | None, text_of: Callable[[int, CMap | None], str]) -> list[CodeInfo]:
+        """Each of the 256 codes: its text (R4) and its width (Widths, else the
+        standard font's metrics for the glyph the encoding selects, else MissingWidth)."""
         widths = resolve1(spec.get("Widths"))
         first_char = int(number(spec.get("FirstChar"), 0))
         missing = number(descriptor.get("MissingWidth")) * scale_x
         std_widths = std[1] if std is not None else None
-
         table: list[CodeInfo] = []
         for code in range(256):
-            text = _clean(self._text(code, to_unicode, names, builtin))
+            text = _clean(text_of(code, to_unicode))
             width = None
             if isinstance(widths, list) and 0 <= code - first_char < len(widths):
                 w = resolve1(widths[code - first_char])
@@ -193,7 +208,7 @@ class SimpleFont(Font):
             if width is None:
                 # Metrics are keyed by the glyph the encoding selects, not by what
                 # ToUnicode says it means (a ligature glyph maps to two letters).
-                glyph_char = self._text(code, None, names, builtin) if to_unicode is not None else text
+                glyph_char = text_of(code, None) if to_unicode is not None else text
                 if std_widths is not None and glyph_char and glyph_char in std_widths:
                     width = std_widths[glyph_char] / 1000
                 elif std_widths is not None and code == 32:
@@ -201,7 +216,7 @@ class SimpleFont(Font):
                 else:
                     width = missing or (0.5 if not isinstance(widths, list) else 0.0)
             table.append(CodeInfo(code, 1, text, width, code == 32))
-        self.table = table
+        return table
 
     @staticmethod
     def _glyph_names(spec: dict[str, Any], subtype: str, descriptor: dict[str, Any],
@@ -291,7 +306,22 @@ class CIDFont(Font):
         self.trie: dict[int, object] | None = None
         self.embedded: CMap | None = None
         self.codec: str | None = None
-        encoding = resolve1(spec.get("Encoding"))
+        cmap_name = self._read_encoding(resolve1(spec.get("Encoding")), resource, params, problems)
+        self.codec = unicode_cmap_codec(cmap_name)
+        self.collection = self._collection(cid_font, cmap_name)
+        self.to_unicode = _to_unicode(spec, problems, resource, params)
+        self.descriptor = descriptor
+        self.cid_font = cid_font
+        self.problems = problems
+        self.strict = params.strict
+        self._glyph_unicode: dict[int, str] | None = None
+        self._cid_to_gid: bytes | None = None
+        self._read_metrics(cid_font, resource, params, problems)
+        self.cache: dict[bytes, CodeInfo] = {}
+
+    def _read_encoding(self, encoding: object, resource: str, params: Params, problems: list[str]) -> str:
+        """The Encoding CMap (R4): an embedded program, or a predefined one by name
+        (Identity when unknown, with a problem); returns the CMap's name."""
         cmap_name = ""
         if isinstance(encoding, PDFStream):
             self.embedded = _cmap_program(encoding, problems, f"encoding CMap of font {resource}", params) or CMap()
@@ -310,23 +340,20 @@ class CIDFont(Font):
                 problems.append(Problem(ProblemCode.FONT_MISSING, f"font {resource}: CMap {cmap_name or '(none)'} "
                                                                   "not available, read as Identity"))
                 self.identity = True
-        self.codec = unicode_cmap_codec(cmap_name)
+        return cmap_name
 
+    def _collection(self, cid_font: dict[str, Any], cmap_name: str) -> dict[int, str] | None:
+        """CID → Unicode of the font's character collection (R4 step 3), from its
+        CIDSystemInfo, else from the predefined CMap's name."""
         info = resolve1(cid_font.get("CIDSystemInfo"))
         ordering = name(info.get("Ordering")) if isinstance(info, dict) else ""
         registry = name(info.get("Registry")) if isinstance(info, dict) else ""
         if registry != "Adobe" or ordering not in ("GB1", "CNS1", "Japan1", "Korea1"):
             ordering = ordering_of_cmap_name(cmap_name) if cmap_name and cmap_name != "Identity-H" else ordering
-        self.collection = cid_to_unicode(ordering, self.vertical) if ordering else None
+        return cid_to_unicode(ordering, self.vertical) if ordering else None
 
-        self.to_unicode = _to_unicode(spec, problems, resource, params)
-        self.descriptor = descriptor
-        self.cid_font = cid_font
-        self.problems = problems
-        self.strict = params.strict
-        self._glyph_unicode: dict[int, str] | None = None
-        self._cid_to_gid: bytes | None = None
-
+    def _read_metrics(self, cid_font: dict[str, Any], resource: str, params: Params, problems: list[str]) -> None:
+        """Widths (DW, W) and, for vertical writing, vertical metrics (DW2, W2)."""
         self.default_width = number(cid_font.get("DW"), 1000) / 1000
         self.widths = {cid: v[0] for cid, v in
                        _cid_metrics(resolve1(cid_font.get("W")), 1, params, problems, f"font {resource}: /W").items()}
@@ -336,7 +363,6 @@ class CIDFont(Font):
             self.dw2 = (number(dw2[0], 880) / 1000, number(dw2[1], -1000) / 1000)
         self.w2 = (_cid_metrics(resolve1(cid_font.get("W2")), 3, params, problems, f"font {resource}: /W2")
                    if self.vertical else {})
-        self.cache: dict[bytes, CodeInfo] = {}
 
     def _use_predefined(self, name: str) -> None:
         if name in ("Identity-H", "Identity-V"):

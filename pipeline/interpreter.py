@@ -266,6 +266,15 @@ class Interpreter:
             return
         if held >= self.params.max_held_glyphs and self.sink is not None:
             self.flush()
+        if font.vertical:
+            self._place_vertical(font, items, token)
+        else:
+            self._place_horizontal(font, items, token)
+
+    def _place_horizontal(self, font: Font, items: list[object], token: int) -> None:
+        """Horizontal writing (§9.4.4): advance along text-space x by width·Tfs + Tc
+        (+ Tw after a single-byte code 32), all scaled by Tz; TJ numbers move back."""
+        ts = self.ts
         size = ts.size
         tc, tw, th, rise = ts.char_spacing, ts.word_spacing, ts.scale, ts.rise
         a, b, c, d, e, f = mult(self.tm, self.ctm)
@@ -274,60 +283,70 @@ class Interpreter:
         render = ts.render
         glyphs = self.glyphs
         asc, desc = font.ascent * size, font.descent * size
-        pos = 0.0  # offset along the text space x (or y when vertical) axis
-        if not font.vertical:
-            sign = -1.0 if size * th < 0 else 1.0
-            direction = unit(a * sign, b * sign)
-            cross = math.hypot(c, d)
-            height = (font.ascent - font.descent) * abs(size) * cross
-            eff_size = abs(size) * cross
-            box = (c * desc, d * desc, c * asc, d * asc)
-            cx, cy = c * rise + e, d * rise + f
-            user_rise = rise * (d * direction[0] - c * direction[1])  # projected on the normal
-            scale = size * th
-            tc_th, tw_th = tc * th, tw * th
-            append = glyphs.append
-            for item in items:
-                if isinstance(item, bytes):
-                    for code, nbytes, text, width, is_space, _, _, _ in font.decode(item):
-                        w = width * scale
-                        adv = w + tc_th + tw_th if is_space else w + tc_th
-                        ox, oy = a * pos + cx, b * pos + cy
-                        gx, gy = ox + a * w, oy + b * w
-                        # tuple.__new__ skips NamedTuple's Python-level __new__ (hot path).
-                        append(_new_tuple(Glyph, (
-                            text, code, nbytes, name, eff_size,
-                            box, ox, oy, ox + a * adv, oy + b * adv, gx, gy,
-                            direction, False, height, user_rise, render, token,
-                        )))
-                        pos += adv
-                elif isinstance(item, (int, float)) and not isinstance(item, bool):
-                    pos -= item / 1000.0 * size * th
-            self.tm = (tm[0], tm[1], tm[2], tm[3], pos * tm[0] + tm[4], pos * tm[1] + tm[5])
-        else:
-            sign = -1.0 if size < 0 else 1.0
-            direction = unit(-c * sign, -d * sign)
-            across = math.hypot(a, b)
-            height = abs(size) * across
-            eff_size = abs(size) * math.hypot(c, d)
-            for item in items:
-                if isinstance(item, bytes):
-                    for info in font.decode(item):
-                        w1 = info.w1 * size
-                        adv = w1 + tc + (tw if info.is_space else 0.0)
-                        # §9.7.4.3: the position is the vertical origin; the glyph box
-                        # spans the horizontal advance around it and w1 below it.
-                        x0, x1 = -info.vx * size * th, (info.width - info.vx) * size * th
-                        y_top, y_glyph_end, y_end = pos + rise, pos + w1 + rise, pos + adv + rise
-                        glyphs.append(Glyph(
-                            info.text, info.code, info.nbytes, name, eff_size, (a * x0, b * x0, a * x1, b * x1),
-                            c * y_top + e, d * y_top + f, c * y_end + e, d * y_end + f,
-                            c * y_glyph_end + e, d * y_glyph_end + f, direction, True, height, 0.0, render, token,
-                        ))
-                        pos += adv
-                elif isinstance(item, (int, float)) and not isinstance(item, bool):
-                    pos -= item / 1000.0 * size
-            self.tm = (tm[0], tm[1], tm[2], tm[3], pos * tm[2] + tm[4], pos * tm[3] + tm[5])
+        pos = 0.0  # offset along the text space x axis
+        sign = -1.0 if size * th < 0 else 1.0
+        direction = unit(a * sign, b * sign)
+        cross = math.hypot(c, d)
+        height = (font.ascent - font.descent) * abs(size) * cross
+        eff_size = abs(size) * cross
+        box = (c * desc, d * desc, c * asc, d * asc)
+        cx, cy = c * rise + e, d * rise + f
+        user_rise = rise * (d * direction[0] - c * direction[1])  # projected on the normal
+        scale = size * th
+        tc_th, tw_th = tc * th, tw * th
+        append = glyphs.append
+        for item in items:
+            if isinstance(item, bytes):
+                for code, nbytes, text, width, is_space, _, _, _ in font.decode(item):
+                    w = width * scale
+                    adv = w + tc_th + tw_th if is_space else w + tc_th
+                    ox, oy = a * pos + cx, b * pos + cy
+                    gx, gy = ox + a * w, oy + b * w
+                    # tuple.__new__ skips NamedTuple's Python-level __new__ (hot path).
+                    append(_new_tuple(Glyph, (
+                        text, code, nbytes, name, eff_size,
+                        box, ox, oy, ox + a * adv, oy + b * adv, gx, gy,
+                        direction, False, height, user_rise, render, token,
+                    )))
+                    pos += adv
+            elif isinstance(item, (int, float)) and not isinstance(item, bool):
+                pos -= item / 1000.0 * size * th
+        self.tm = (tm[0], tm[1], tm[2], tm[3], pos * tm[0] + tm[4], pos * tm[1] + tm[5])
+
+    def _place_vertical(self, font: Font, items: list[object], token: int) -> None:
+        """Vertical writing (§9.7.4.3): advance down text-space y by w1·Tfs + Tc (+ Tw)."""
+        ts = self.ts
+        size = ts.size
+        tc, tw, th, rise = ts.char_spacing, ts.word_spacing, ts.scale, ts.rise
+        a, b, c, d, e, f = mult(self.tm, self.ctm)
+        tm = self.tm
+        name = ts.font_name
+        render = ts.render
+        glyphs = self.glyphs
+        pos = 0.0  # offset along the text space y axis
+        sign = -1.0 if size < 0 else 1.0
+        direction = unit(-c * sign, -d * sign)
+        across = math.hypot(a, b)
+        height = abs(size) * across
+        eff_size = abs(size) * math.hypot(c, d)
+        for item in items:
+            if isinstance(item, bytes):
+                for info in font.decode(item):
+                    w1 = info.w1 * size
+                    adv = w1 + tc + (tw if info.is_space else 0.0)
+                    # §9.7.4.3: the position is the vertical origin; the glyph box
+                    # spans the horizontal advance around it and w1 below it.
+                    x0, x1 = -info.vx * size * th, (info.width - info.vx) * size * th
+                    y_top, y_glyph_end, y_end = pos + rise, pos + w1 + rise, pos + adv + rise
+                    glyphs.append(Glyph(
+                        info.text, info.code, info.nbytes, name, eff_size, (a * x0, b * x0, a * x1, b * x1),
+                        c * y_top + e, d * y_top + f, c * y_end + e, d * y_end + f,
+                        c * y_glyph_end + e, d * y_glyph_end + f, direction, True, height, 0.0, render, token,
+                    ))
+                    pos += adv
+            elif isinstance(item, (int, float)) and not isinstance(item, bool):
+                pos -= item / 1000.0 * size
+        self.tm = (tm[0], tm[1], tm[2], tm[3], pos * tm[2] + tm[4], pos * tm[3] + tm[5])
 
     # ---- marked content (§14.6) ------------------------------------------------
 
