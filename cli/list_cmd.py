@@ -194,8 +194,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             path_glob=resolve_path_glob(args.path_glob) if args.path_glob is not None else None,
             since=args.since, until=args.until, problem=args.problem,
         )
-        index = open_index(args)
-        listing = (index.list_pages if args.pages else index.list_documents)(filters, args.limit, args.offset)
+        with open_index(args) as index:
+            listing = (index.list_pages if args.pages else index.list_documents)(filters, args.limit, args.offset)
     if args.json:
         write_json(listing_json(listing, args.pages))
     else:

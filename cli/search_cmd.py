@@ -161,7 +161,8 @@ def open_index(args: argparse.Namespace, *, create: bool = False) -> PageIndex:
     settings = config.load()
     root = args.index or settings.index_dir
     try:
-        return PageIndex(root, None, create=create)  # searched in the language it was built with
+        # searched in the language it was built with; read, not mapped: one search does not pay for the copy
+        return PageIndex(root, None, create=create, mapped=False)
     except FileNotFoundError:
         raise CliError(f"no index at {shown(str(root))}; ingest some PDFs first (or pass --index)") from None
 
@@ -174,12 +175,12 @@ def cmd_search(args: argparse.Namespace) -> int:
         path_glob = resolve_path_glob(args.path_glob) if args.path_glob is not None else None
         if args.since is not None and args.until is not None and args.since > args.until:
             raise CliError("--since is after --until: nothing can match", EXIT_USAGE)
-        index = open_index(args)
-        result = index.search(args.query, SearchOptions(
-            limit=args.limit, offset=args.offset, by_document=args.by_document, min_coverage=args.min_coverage,
-            needs_ocr=args.needs_ocr, path_glob=path_glob, timeout=settings.search_timeout,
-            exact_count=args.exact_count, since=args.since, until=args.until, sort=args.sort,
-        ))
+        with open_index(args) as index:
+            result = index.search(args.query, SearchOptions(
+                limit=args.limit, offset=args.offset, by_document=args.by_document, min_coverage=args.min_coverage,
+                needs_ocr=args.needs_ocr, path_glob=path_glob, timeout=settings.search_timeout,
+                exact_count=args.exact_count, since=args.since, until=args.until, sort=args.sort,
+            ))
     if args.json:
         write_json(result_json(result))
     else:
@@ -266,8 +267,8 @@ def human_size(size: int) -> str:
 def status_report(args: argparse.Namespace) -> dict[str, Any]:
     """What ``status`` and ``stats`` report (``shapes.status_json``): ``stats`` is
     only the shorter text form."""
-    with _user_errors():
-        return status_json(open_index(args), config.load())
+    with _user_errors(), open_index(args) as index:
+        return status_json(index, config.load())
 
 
 def cmd_status(args: argparse.Namespace) -> int:

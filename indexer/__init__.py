@@ -83,12 +83,14 @@ class PageIndex:
     or may write, refused before anything in it is read."""
 
     def __init__(self, root: Path, language: str | None = None, *, create: bool = True,
-                 new_language: str = store.DEFAULT_LANGUAGE) -> None:
+                 new_language: str = store.DEFAULT_LANGUAGE, mapped: bool = True) -> None:
         """``language`` None: the one stored in the index (``new_language`` for a new
-        one); given: the index must be in it (else ReindexNeeded), or is created in it."""
+        one); given: the index must be in it (else ReindexNeeded), or is created in it.
+        ``mapped`` False: for a process that searches once (``store.open_generation``)."""
         self.root = Path(root)
+        self._mapped = mapped
         self.path, self._whoosh, self.language = store.open_index(self.root, language, create=create,
-                                                                  new_language=new_language)
+                                                                  new_language=new_language, mapped=mapped)
         self._cached_searcher: Searcher | None = None
         self._cached_for: Index | None = None
 
@@ -98,7 +100,8 @@ class PageIndex:
         (by this process or another) switched to a new one."""
         target = store.current_target(self.root)
         if target is not None and target != self.path and target.resolve() != self.path.resolve():
-            self.path, self._whoosh, self.language = store.open_index(self.root, None, create=False)
+            self.path, self._whoosh, self.language = store.open_index(self.root, None, create=False,
+                                                                      mapped=self._mapped)
         return self._whoosh
 
     # ---- writing --------------------------------------------------------------
@@ -142,6 +145,17 @@ class PageIndex:
                 mine, storage.tracked = storage.tracked, outer
                 if outer is not None and mine:
                     outer.extend(mine)
+
+    def close(self) -> None:
+        """Close the searcher kept open between searches (its files, when the index
+        is read without memory maps); the next search opens another."""
+        self._drop_searcher()
+
+    def __enter__(self) -> PageIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _drop_searcher(self) -> None:
         cached, self._cached_searcher = self._cached_searcher, None

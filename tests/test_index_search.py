@@ -685,3 +685,23 @@ def test_readers_work_while_a_writer_holds_the_lock(big: PageIndex) -> None:
         assert big.search("uncommitted").total == 0
         writer.cancel()
     assert big.search("uncommitted").total == 0
+
+
+# ---- read, not mapped: what one-search commands open ----------------------------------------
+
+@pytest.mark.parametrize("query", ["cat", "quarterly report", '"hello world"', "qu*", "title:annual", "东京", "*"])
+def test_an_index_read_without_memory_maps_answers_the_same(library: Library, query: str) -> None:
+    """The CLI opens indexes with plain reads (``mapped=False``: no copy of every
+    segment into memory); every answer is the mapped one's."""
+    plain = PageIndex(library.ix.root, None, create=False, mapped=False)
+
+    def answer(ix: PageIndex) -> list[tuple[str, int, float, str]]:
+        result = ix.search(query, SearchOptions(limit=50, exact_count=True))
+        return [(h.path, h.page, round(h.score, 6), h.snippet) for h in result.hits] + [("total", result.total, 0, "")]
+
+    try:
+        assert answer(plain) == answer(library.ix)
+        first = sha(next(iter(library.records)))
+        assert plain.document(first) == library.ix.document(first)
+    finally:
+        plain.close()
