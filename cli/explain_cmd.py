@@ -8,15 +8,14 @@ import sys
 from pdfindex.pipeline import PdfFile
 from pdfindex.pipeline.explain import Explanation, explain_page
 
-from .errors import EXIT_USAGE, CliError
+from .extract_cmd import page_arg
 from .shapes import JSON_VERSION
 from .terminal import shown, write_json
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
     pdf = PdfFile(args.file, args.password)
-    if not 1 <= args.page <= pdf.page_count:
-        raise CliError(f"{shown(pdf.name)}: page {args.page} out of range 1-{pdf.page_count}", EXIT_USAGE)
+    page_arg(pdf, args.page)
     result = explain_page(pdf, args.page, near=args.near)
     if args.json:
         write_json({"version": JSON_VERSION, "file": pdf.name, **dataclasses.asdict(result)})

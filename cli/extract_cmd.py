@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from pdfindex.pipeline import PdfFile, export_text, iter_pages, parse_page_ranges
@@ -22,20 +23,19 @@ def _pages_arg(pdf: PdfFile, spec: str | None) -> list[int] | None:
         raise CliError(f"{shown(pdf.name)}: {exc}", EXIT_USAGE) from None
 
 
+def page_arg(pdf: PdfFile, number: int) -> None:
+    """``--page N`` of ``glyphs`` and ``explain``: a page the file has (exit 2)."""
+    if not 1 <= number <= pdf.page_count:
+        raise CliError(f"{shown(pdf.name)}: page {number} out of range 1-{pdf.page_count}", EXIT_USAGE)
+
+
 _ESCAPES = {"n": "\n", "t": "\t", "f": "\f", "r": "\r", "\\": "\\"}
+_ESCAPE = re.compile(r"\\([ntfr\\])")
 
 
 def separator_arg(text: str) -> str:
     """``--separator``: backslash escapes for what a shell makes hard to type."""
-    out, i = [], 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in _ESCAPES:
-            out.append(_ESCAPES[text[i + 1]])
-            i += 2
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
+    return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], text)
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
@@ -88,8 +88,7 @@ def _export(pdf: PdfFile, numbers: list[int] | None, args: argparse.Namespace) -
 
 def cmd_glyphs(args: argparse.Namespace) -> int:
     pdf = PdfFile(args.file, args.password)
-    if not 1 <= args.page <= pdf.page_count:
-        raise CliError(f"{pdf.name}: page {args.page} out of range 1-{pdf.page_count}")
+    page_arg(pdf, args.page)
     for page in iter_pages(pdf, [args.page], keep_glyphs=True):
         for glyph in page.glyphs:
             write_json(glyph.as_dict())

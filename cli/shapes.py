@@ -7,6 +7,7 @@ only their attributes are read here.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,8 +33,13 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "snippet": hit.snippet, "highlights": [[s.start, s.end] for s in hit.spans], "doc_hash": hit.doc_hash,
         "author": getattr(hit, "author", ""), "created": getattr(hit, "created", None),
         "modified": getattr(hit, "modified", None), "paths": list(getattr(hit, "paths", None) or [hit.path]),
-        "problems": [{"code": p.code, "message": p.message} for p in getattr(hit, "problems", ())],
+        "problems": problems_json(getattr(hit, "problems", ())),
     }
+
+
+def problems_json(problems: Iterable[Any]) -> list[dict[str, str]]:
+    """A page's problems as the index holds them (code and message each)."""
+    return [{"code": p.code, "message": p.message} for p in problems]
 
 
 def document_json(doc: DocumentRecord) -> dict[str, Any]:

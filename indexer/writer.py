@@ -111,8 +111,8 @@ class PageWriter:
         # doc_hash → (record, pages) to add, or None to delete; path → doc_hash added.
         self._ops: dict[str, tuple[DocumentRecord, list[PageRecord]] | _PathChange | None] = {}
         self._paths: dict[str, str] = {}
-        # What was added at once: doc_hash → its paths, and those paths.
-        self._added: dict[str, list[str]] = {}
+        # What was added at once: the documents' hashes, and their paths.
+        self._added: set[str] = set()
         self._added_paths: set[str] = set()
         self._searcher: Any = None  # of the index as the lock found it
         self._pending = 0
@@ -157,11 +157,8 @@ class PageWriter:
     def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
         """Replace whatever the index holds for this content or this path (a changed
         file) with the record and pages given; commits when the batch is full."""
-        self._lock()
         path = doc.path if isinstance(doc.path, str) else repr(doc.path)
-        if self._touches_added(doc.doc_hash, path):
-            self.commit()
-            self._lock()
+        self._lock_for(doc.doc_hash, path)
         if doc.doc_hash not in self._ops and path not in self._paths and self._is_new(doc):
             self._add_now(doc, pages)
             return
@@ -178,8 +175,14 @@ class PageWriter:
         self._paths[path] = doc.doc_hash
         self._count(1 + len(pages))
 
-    def _touches_added(self, doc_hash: str, path: str | None) -> bool:
-        return doc_hash in self._added or (path is not None and path in self._added_paths)
+    def _lock_for(self, doc_hash: str, path: str | None) -> None:
+        """The lock, for an operation on this content or path; an operation on what
+        this batch added at once commits the batch first (Whoosh's deletions do not
+        reach what its own writer added)."""
+        self._lock()
+        if doc_hash in self._added or (path is not None and path in self._added_paths):
+            self.commit()
+            self._lock()
 
     def _is_new(self, doc: DocumentRecord) -> bool:
         """Whether nothing in the index has this content or any of its paths (in
@@ -205,7 +208,7 @@ class PageWriter:
             except BaseException:
                 self.cancel()  # the batch so far goes too: the caller learns it was not written
                 raise
-        self._added[doc.doc_hash] = doc.all_paths
+        self._added.add(doc.doc_hash)
         self._added_paths.update(doc.all_paths)
         self._count(1 + len(pages))
 
@@ -224,10 +227,7 @@ class PageWriter:
         self._change_paths(doc_hash, remove=path)
 
     def _change_paths(self, doc_hash: str, add: str | None = None, remove: str | None = None) -> None:
-        self._lock()
-        if self._touches_added(doc_hash, add):
-            self.commit()
-            self._lock()
+        self._lock_for(doc_hash, add)
         op = self._ops.get(doc_hash, _PathChange())
         if op is None:
             return
@@ -248,10 +248,7 @@ class PageWriter:
         self._count(1)
 
     def delete(self, doc_hash: str) -> None:
-        self._lock()
-        if self._touches_added(doc_hash, None):
-            self.commit()
-            self._lock()
+        self._lock_for(doc_hash, None)
         self._ops.pop(doc_hash, None)
         self._ops[doc_hash] = None
         self._pending += 1

@@ -355,7 +355,29 @@ def _boxes_overlap_across(prev: Glyph, g: Glyph, ux: float, uy: float) -> bool:
 
 
 def _join_line(line: Sequence[Glyph], params: Params, context: bool = False, why: Why | None = None) -> str:
-    """R11 word spaces within one line.
+    """One line's text: its glyphs' texts with R11's word spaces (``word_spaces``).
+
+    With ``context``, the first glyph only decides the space before the second: its
+    own text was already joined (PageText's cut of an overlong line). ``why`` is
+    told each decision (index within the line).
+    """
+    texts = [g.text or " " for g in line]
+    spaces = word_spaces(line, texts, params, why)
+    parts = [texts[0]]
+    for i in range(1, len(line)):
+        if spaces[i]:
+            parts.append(" ")
+        parts.append(texts[i])
+    text = "".join(parts[1:] if context else parts)
+    if _RTL_CHAR.search(text) and _drawn_left_to_right_rtl(line, texts):
+        text = _RTL_RUN.sub(lambda m: "".join(reversed(_RTL_CLUSTER.findall(m.group()))), text)
+    return text
+
+
+def word_spaces(line: Sequence[Glyph], texts: Sequence[str], params: Params, why: Why | None = None) -> list[bool]:
+    """R11: whether a word space goes before each glyph of one line (``texts``: the
+    glyphs' texts, an unresolved one as a space). The layout mode (R15) places its
+    words by these same decisions.
 
     The gap runs along the previous glyph's direction from its glyph end, so
     negative Tc given back by TJ numbers is no gap; beyond the seeds, from its pen
@@ -364,13 +386,8 @@ def _join_line(line: Sequence[Glyph], params: Params, context: bool = False, why
     letters of its words too (CSS letter-spacing drawn glyph by glyph), the typical
     letter gap is tracking, and only gaps wider than tracking plus the threshold are
     word spaces; and a jump far back along the line starts another fragment.
-
-    With ``context``, the first glyph only decides the space before the second: its
-    own text was already joined (PageText's cut of an overlong line). ``why`` is
-    told each decision (index within the line).
     """
     word_gap = params.word_gap
-    texts = [g.text or " " for g in line]
     n = len(line)
     gaps = [0.0] * n
     measured = [False] * n
@@ -408,19 +425,13 @@ def _join_line(line: Sequence[Glyph], params: Params, context: bool = False, why
             tracking = typical
     threshold = word_gap + tracking
     backward = -params.backward_jump
-    parts = [texts[0]]
+    spaces = [False] * n
     for i in range(1, n):
-        gap = gaps[i]
-        spaced = gap > threshold or gap < backward
-        if spaced:
-            parts.append(" ")
-        parts.append(texts[i])
-        if why is not None and measured[i]:
-            _why_gap(why, i, gap, threshold, tracking, backward, spaced)
-    text = "".join(parts[1:] if context else parts)
-    if _RTL_CHAR.search(text) and _drawn_left_to_right_rtl(line, texts):
-        text = _RTL_RUN.sub(lambda m: "".join(reversed(_RTL_CLUSTER.findall(m.group()))), text)
-    return text
+        if measured[i]:
+            spaces[i] = gaps[i] > threshold or gaps[i] < backward
+            if why is not None:
+                _why_gap(why, i, gaps[i], threshold, tracking, backward, spaces[i])
+    return spaces
 
 
 def _tracking(line: Sequence[Glyph], k: int, ux: float, uy: float) -> float:

@@ -18,7 +18,6 @@ from .document import PdfFile
 from .extract import extract_page
 from .glyph import Glyph
 from .params import DEFAULT_PARAMS, Params
-from .plausibility import suspicion
 
 
 @dataclass(slots=True)
@@ -70,8 +69,7 @@ def explain_page(pdf: PdfFile, number: int, params: Params = DEFAULT_PARAMS,
     kept = {id(g) for g in shown_all}
     out = Explanation(number, page.text, box=tuple(page.box),  # type: ignore[arg-type]
                       dropped=[(g.text, g.ox, g.oy) for g in drawn_all if id(g) not in kept])
-    doubt = suspicion(page.text, params)
-    out.suspect = doubt.reason if doubt else ""
+    out.suspect = page.quality.suspect
     glyphs = compose_accents(order_vertical(shown_all, params) if any(g.vertical for g in shown_all) else shown_all)
     steps = [Step(g.text, g.ox, g.oy, g.height, g.font, g.size, 0) for g in glyphs]
 

@@ -27,10 +27,11 @@ def export_text(source: Source | PdfFile, out: BinaryIO | str | Path, *, passwor
                 pages: Iterable[int] | None = None, separator: str = FORM_FEED, bom: bool = False,
                 layout: bool = False, params: Params = DEFAULT_PARAMS) -> int:
     """Write the text of ``pages`` (None: all) of ``source`` to ``out`` (a path, or
-    a binary stream) as UTF-8, ``separator`` between pages, a BOM first if ``bom``;
-    return the number of pages written (``layout``: R15's grid text). Pages past the last are not written (ask
-    ``parse_page_ranges`` for an error instead). Raises what ``extract`` raises for a
-    document that cannot be read, before anything is written to a path."""
+    a binary stream) as UTF-8, ``separator`` between pages, a BOM first if ``bom``
+    (``layout``: R15's grid text); return the number of pages written. Pages past
+    the last are not written (ask ``parse_page_ranges`` for an error instead).
+    Raises what ``extract`` raises for a document that cannot be read, before
+    anything is written to a path."""
     pdf = source if isinstance(source, PdfFile) else PdfFile(source, password)
     if isinstance(out, (str, Path)):
         return _to_path(pdf, Path(out), pages, separator, bom, layout, params)

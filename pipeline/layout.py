@@ -5,10 +5,11 @@ along it and placed on a character grid: a cell is the page's typical glyph adva
 wide (nine tenths of the mean over its glyphs, so a column of wider than average
 letters still ends before the next one's cells), a full-width CJK glyph takes two.
 A glyph goes to the cell its x position falls in, or right after the text before it
-when that cell is taken. A word gap (R11's threshold) always leaves at least one
-space and no gap inside a word adds one, so words stay whole; a gap narrower than
-two cells is one space (justified text is not spread out), a wider one keeps the
-grid place, so columns, indentation and table cells keep theirs. Lines further
+when that cell is taken. A word space (R11's own decision, letter spacing and all)
+always leaves at least one space and no gap inside a word adds one, so words stay
+whole; a gap narrower than two cells is one space (justified text is not spread
+out), a wider one keeps the grid place, so columns, indentation and table cells
+keep theirs. Lines further
 apart than the page's usual line spacing get blank lines between them (at most
 ``_MAX_BLANK``). Glyphs that are rotated or vertical are not forced into the grid:
 they follow as reading-flow text (R11-R13) after a blank line.
@@ -22,7 +23,7 @@ import itertools
 import unicodedata
 from collections.abc import Sequence
 
-from .assemble import LIGATURES, PageText, compose_accents, is_ideographic
+from .assemble import LIGATURES, PageText, compose_accents, word_spaces
 from .glyph import Glyph
 from .params import Params
 
@@ -105,38 +106,24 @@ def _rows(glyphs: list[Glyph]) -> list[tuple[float, list[Glyph]]]:
     return rows
 
 
-def _tracking(row: list[Glyph], params: Params) -> float:
-    """R11's letter-spacing rule for one row: when the row marks word boundaries with
-    space glyphs and spreads its letters too, the typical letter gap (in glyph
-    heights) is tracking, not a word gap."""
-    if not any(g.text.isspace() for g in row):
-        return 0.0
-    gaps = [(g.ox - max(p.gx, p.ex)) / g.height for p, g in itertools.pairwise(row)
-            if g.height > 0 and p.text.strip() and g.text.strip()]
-    if len(gaps) < 4:
-        return 0.0
-    typical = sorted(gaps)[len(gaps) // 2]
-    return typical if typical > params.word_gap else 0.0
-
-
 def _row_text(row: list[Glyph], x0: float, cell: float, params: Params) -> str:
+    """One row on the grid. Word spaces are R11's (``word_spaces``); where one
+    falls, the glyph keeps its grid place if the gap is wide, else one space."""
+    spaces = word_spaces(row, [g.text or " " for g in row], params)
     parts: list[str] = []
     used = 0  # cells filled so far
     prev: Glyph | None = None
     spaced = False  # a space glyph came since prev
-    threshold = params.word_gap + _tracking(row, params)
-    for g in row:
+    for g, space in zip(row, spaces, strict=True):
         if g.text.isspace():
             spaced = True
             continue
         text = g.text or " "  # unresolved: one cell, as R6 stands it in
         want = min(_MAX_COLUMNS, max(0, round((g.ox - x0) / cell)))
         if prev is not None:
-            gap = g.ox - max(prev.gx, prev.ex)  # positive Tc tracking is no gap (R11, beyond)
-            both_ideographs = bool(prev.text) and is_ideographic(prev.text[-1]) and is_ideographic(text[0])
-            if not spaced and (gap <= threshold * g.height or both_ideographs):
+            if not (spaced or space):
                 want = used  # inside a word: no space, whatever the grid says
-            elif want <= used or gap <= _WIDE * cell:
+            elif want <= used or g.ox - max(prev.gx, prev.ex) <= _WIDE * cell:
                 want = used + 1  # a word space: one, however justification spread it
         if want > used:
             parts.append(" " * (want - used))

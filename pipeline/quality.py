@@ -2,10 +2,8 @@
 (beyond) whether what we decoded is plausible text at all (plausibility.py)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .glyph import Glyph
 from .params import Params
 from .plausibility import suspicion
 
@@ -23,14 +21,10 @@ class Quality:
     suspect: str = ""
 
 
-def measure(glyphs: Sequence[Glyph], params: Params, text: str = "") -> Quality:
-    """Score the glyphs that make the page text (visible, forms included)."""
-    return from_counts(len(glyphs), sum(1 for g in glyphs if not g.text), params, text)
-
-
 def from_counts(total: int, unresolved: int, params: Params, text: str = "") -> Quality:
-    """The same score from counts, for a page assembled chunk by chunk; ``text``,
-    the page's text, is checked for plausibility."""
+    """The score from the counts of the glyphs that make the page text (visible,
+    forms included), counted as the page is assembled chunk by chunk; ``text``, the
+    page's text, is checked for plausibility."""
     if total == 0:
         return Quality(0, 0, None, True)
     coverage = (total - unresolved) / total

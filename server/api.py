@@ -24,7 +24,7 @@ from fastapi.responses import Response, StreamingResponse
 
 from pdfindex.config import Settings
 from pdfindex.cli.list_cmd import problem_arg, resolve_path_glob, since_arg, until_arg
-from pdfindex.cli.shapes import document_json, json_text, listing_json, result_json, status_json
+from pdfindex.cli.shapes import document_json, json_text, listing_json, problems_json, result_json, status_json
 from pdfindex.indexer import DocumentRecord, ListFilters, PageIndex, SearchOptions, Status
 from pdfindex.workers.files import OutsideRoots, check_under_roots
 
@@ -137,7 +137,8 @@ def documents(request: Request, status: Status | None = None, needs_ocr: NeedsOc
     return JSONResponse(listing_json(listing, pages=False))
 
 
-def _record(ix: PageIndex, doc_hash: str) -> DocumentRecord:
+def record_of(ix: PageIndex, doc_hash: str) -> DocumentRecord:
+    """The document's record; a 404 naming it when the index has none."""
     record = ix.document(doc_hash)
     if record is None:
         raise HTTPException(404, f"no document {doc_hash} in the index")
@@ -147,13 +148,11 @@ def _record(ix: PageIndex, doc_hash: str) -> DocumentRecord:
 @router.get("/api/documents/{doc_hash}", summary="One document: its record and every page's quality")
 def document(request: Request, doc_hash: DocHash) -> JSONResponse:
     with state(request).pool.index() as ix:
-        record = _record(ix, doc_hash)
-        pages = ix.list_pages(ListFilters(doc_hash=doc_hash), None, 0).pages
+        record = record_of(ix, doc_hash)
+        pages = ix.list_pages(ListFilters(doc_hash=doc_hash), None, 0).pages  # by page: one path
     out = document_json(record)
     out["pages"] = [{"page": p.page, "coverage": None if p.coverage is None else round(p.coverage, 4),
-                     "needs_ocr": p.needs_ocr,
-                     "problems": [{"code": x.code, "message": x.message} for x in p.problems]}
-                    for p in sorted(pages, key=lambda p: p.page)]
+                     "needs_ocr": p.needs_ocr, "problems": problems_json(p.problems)} for p in pages]
     return JSONResponse(out)
 
 
@@ -162,7 +161,7 @@ def document(request: Request, doc_hash: DocHash) -> JSONResponse:
 def pdf(request: Request, doc_hash: DocHash) -> StreamingResponse:
     st = state(request)
     with st.pool.index() as ix:
-        record = _record(ix, doc_hash)
+        record = record_of(ix, doc_hash)
     fd, size, path = open_indexed(record, st.settings.roots)
     name = os.path.basename(path) or "document.pdf"
     headers = {"content-length": str(size),

@@ -40,9 +40,7 @@ def page_png(request: Request, doc_hash: api.DocHash,
              ) -> Response:
     st = api.state(request)
     with st.pool.index() as ix:
-        record = ix.document(doc_hash)
-        if record is None:
-            raise HTTPException(404, f"no document {doc_hash} in the index")
+        record = api.record_of(ix, doc_hash)
         terms = ix.terms_to_mark(q, timeout=st.settings.search_timeout) if q.strip() else frozenset()
     if record.page_count and number > record.page_count:
         raise HTTPException(404, f"{record.path} has {record.page_count} pages, not {number}")

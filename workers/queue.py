@@ -27,7 +27,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -390,12 +390,17 @@ def count_attempt(r: redis.Redis, run_id: str, doc_hash: str) -> int:
     return attempts
 
 
-def record_done(r: redis.Redis, run_id: str, job_hash: str, info: dict[str, Any]) -> None:
-    """Tell the run's client that a file is finished (``info``: progress.brief)."""
+def record_done(r: redis.Redis, done: Iterable[tuple[str, str, dict[str, Any]]]) -> None:
+    """Tell the runs' clients that files are finished: (run id, job hash, info as
+    progress.brief) each, in one round trip, and each run's client woken once."""
     pipe = r.pipeline()
-    pipe.hset(run_key(run_id), job_hash, json.dumps(info))
-    pipe.expire(run_key(run_id), 7 * 24 * 3600)
-    wake(pipe, run_id)
+    runs: set[str] = set()
+    for run_id, job_hash, info in done:
+        pipe.hset(run_key(run_id), job_hash, json.dumps(info))
+        pipe.expire(run_key(run_id), 7 * 24 * 3600)
+        runs.add(run_id)
+    for run_id in runs:
+        wake(pipe, run_id)
     pipe.execute()
 
 
@@ -663,13 +668,7 @@ def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[P
                     return written
             lock.ensure()
             briefs = _write_isolating(batch, write, lock.ensure)
-            pipe = r.pipeline()
-            for handoff, info in zip(batch, briefs, strict=True):
-                pipe.hset(run_key(handoff.run_id), handoff.job_hash, json.dumps(info))
-                pipe.expire(run_key(handoff.run_id), 7 * 24 * 3600)
-            for run_id in {handoff.run_id for handoff in batch}:
-                wake(pipe, run_id)
-            pipe.execute()
+            record_done(r, ((h.run_id, h.job_hash, info) for h, info in zip(batch, briefs, strict=True)))
             lock.ensure()
             _PARSED.keep({})
             r.delete(WRITING, WAITING_SINCE, LAST_NEW)

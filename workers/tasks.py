@@ -69,7 +69,7 @@ def _report_refused(job: queue.ExtractJob) -> None:
     info = {"status": "failed", "path": job.path, "error": "outside the workers' PDFINDEX_ROOTS; not read",
             "pages": 0, "needs_ocr": 0, "coverages": []}
     try:
-        queue.record_done(queue.client(settings), job.run_id, job.doc_hash, info)
+        queue.record_done(queue.client(settings), [(job.run_id, job.doc_hash, info)])
     except redis.RedisError as exc:
         log.warning("pdfindex: could not report the refused file to its run: %s", queue.describe(exc))
 
