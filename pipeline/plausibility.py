@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 
 from .params import Params
@@ -64,25 +65,32 @@ def _base(ch: str) -> str:
 
 
 def suspicion(text: str, params: Params) -> Suspicion | None:
-    """The first plausibility signal of ``text`` over its threshold, or None."""
-    chars = [c for c in text[:_MAX_CHARS] if not c.isspace()]
-    if len(chars) >= params.suspect_min_chars:
-        bad = sum(1 for c in chars if _unreadable(c))
-        if bad / len(chars) > params.suspect_unreadable:
-            return Suspicion(f"{bad} of {len(chars)} characters are private-use, control or replacement "
-                             "characters (a ToUnicode map that does not give text)", bad / len(chars))
-    words = _WORD.findall(text, 0, _MAX_CHARS)[:_MAX_WORDS]
+    """The first plausibility signal of ``text`` over its threshold, or None.
+
+    It runs on every page extracted, so each distinct character is classified once
+    (a page of 2,000 characters has about 60), and ASCII words, most of any Latin
+    page, take the short way."""
+    text = text[:_MAX_CHARS]
+    counts = Counter(text)
+    shown = sum(n for c, n in counts.items() if not c.isspace())
+    if shown >= params.suspect_min_chars:
+        bad = sum(n for c, n in counts.items() if _unreadable(c))
+        if bad / shown > params.suspect_unreadable:
+            return Suspicion(f"{bad} of {shown} characters are private-use, control or replacement "
+                             "characters (a ToUnicode map that does not give text)", bad / shown)
+    script = {c: _script(c) for c in counts if not c.isascii() and c.isalpha()}
     scripted = mixed = letters = latin_letters = 0
     latin: list[str] = []
-    for word in words:
+    for word in _WORD.findall(text)[:_MAX_WORDS]:
         letters += len(word)
-        scripts = {s for s in map(_script, word) if s is not None}
+        scripts: frozenset[str] = _LATIN if word.isascii() else frozenset(
+            s for s in (script.get(c, "LATIN") for c in word) if s is not None)
         if not scripts:
             continue
         scripted += 1
         if len(scripts) > 1:
             mixed += 1
-        elif scripts == {"LATIN"}:
+        elif scripts == _LATIN:
             latin_letters += len(word)
             if len(word) >= 3 and word.islower():
                 latin.append(word)
@@ -90,8 +98,17 @@ def suspicion(text: str, params: Params) -> Suspicion | None:
         return Suspicion(f"{mixed} of {scripted} words mix Latin, Greek or Cyrillic letters "
                          "(a ToUnicode map of look-alikes, or shifted codes)", mixed / scripted)
     if len(latin) >= params.suspect_min_words and latin_letters * 2 > letters:  # a page in Latin script
-        voiceless = sum(1 for w in latin if not any(_base(c) in _VOWELS for c in w))
+        voiceless = sum(1 for w in latin if not _has_vowel(w))
         if voiceless / len(latin) > params.suspect_no_vowels:
             return Suspicion(f"{voiceless} of {len(latin)} lowercase Latin words have no vowel "
                              "(text shifted by a constant code offset?)", voiceless / len(latin))
     return None
+
+
+_LATIN = frozenset({"LATIN"})
+
+
+def _has_vowel(word: str) -> bool:
+    if word.isascii():
+        return not _VOWELS.isdisjoint(word)
+    return any(_base(c) in _VOWELS for c in word)
