@@ -25,16 +25,13 @@ from whoosh.query import (
     Every,
     Not,
     NullQuery,
-    Or,
     Phrase,
-    Prefix,
     Query,
     Term,
-    Wildcard,
 )
 
 from .analysis import is_cjk
-from .query import MAX_EXPANDED_TERMS, bound_expansions, parse
+from .query import MAX_EXPANDED_TERMS, LoneCJK, bound_expansions, parse
 from .schema import analyzer
 
 if TYPE_CHECKING:
@@ -62,16 +59,7 @@ def _lone_cjk_as_term(q: Query) -> Query:
     holds a unigram only for a character standing alone). Marking those bigrams
     would box the neighbouring character too: keep the character itself, which
     ``matching_spans`` finds inside any bigram."""
-    subs = getattr(q, "subqueries", None)
-    if not isinstance(q, Or) or not subs or len(subs) != 3:
-        return q
-    term, prefix, wildcard = subs
-    if (isinstance(term, Term) and isinstance(prefix, Prefix) and isinstance(wildcard, Wildcard)
-            and term.fieldname == prefix.fieldname == wildcard.fieldname == TEXT_FIELD
-            and isinstance(term.text, str) and len(term.text) == 1 and is_cjk(term.text)
-            and prefix.text == term.text and wildcard.text == "?" + term.text):
-        return Term(TEXT_FIELD, term.text)
-    return q
+    return Term(TEXT_FIELD, q.char) if isinstance(q, LoneCJK) else q
 
 
 def _collect(q: Query, out: set[str]) -> None:

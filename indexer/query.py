@@ -128,6 +128,17 @@ class Union(Or):
     matcher_type = Or.DEFAULT_MATCHER
 
 
+class LoneCJK(Union):
+    """One CJK character searched alone (``_widen_single_cjk``): its unigram, or any
+    bigram it starts or ends. A type of its own so that what reads queries (the page
+    marks) knows the character, not the bigrams around it, was asked for."""
+
+    @property
+    def char(self) -> str:
+        first = self.subqueries[0]
+        return str(first.text)
+
+
 # ---- reading the query text into tokens -----------------------------------------------------
 
 def _tokens(text: str) -> list[_Token]:
@@ -437,7 +448,7 @@ def _widen_single_cjk(query: Query) -> Query:
     bigrams it starts or ends (a unigram is only indexed for a lone character)."""
     if isinstance(query, Term) and query.fieldname == "text" and isinstance(query.text, str) \
             and len(query.text) == 1 and is_cjk(query.text):
-        return Union([query, Prefix("text", query.text), Wildcard("text", f"?{query.text}")], boost=query.boost)
+        return LoneCJK([query, Prefix("text", query.text), Wildcard("text", f"?{query.text}")], boost=query.boost)
     return query
 
 
