@@ -47,6 +47,7 @@ from .records import (
 )
 from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
 from .search import estimated_postings, run_search
+from .segment_writer import PageSegmentWriter
 
 if TYPE_CHECKING:
     from .writer import PageWriter
@@ -309,14 +310,14 @@ def _copy_into_new_generation(root: Path, old: Index, language: str, batch_pages
     copied = 0
     writer = None
     try:
-        writer = new.writer()
+        writer = PageSegmentWriter(new)
         with old.searcher() as searcher:
             for stored in searcher.all_stored_fields():
                 writer.add_document(**fields_from_stored(stored))
                 copied += 1
                 if copied % batch_pages == 0:
                     writer.commit(mergetype=tiered_merge)
-                    writer = new.writer()
+                    writer = PageSegmentWriter(new)
         writer.commit(mergetype=tiered_merge)
     except BaseException:
         with contextlib.suppress(Exception):

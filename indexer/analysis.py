@@ -75,6 +75,7 @@ class PageTokenizer(Tokenizer):
     def __init__(self, language: str = "en") -> None:
         self.language = language
         self._stem = stemmer(language)
+        self._last: tuple[str, list[str]] | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PageTokenizer) and other.language == self.language
@@ -102,8 +103,24 @@ class PageTokenizer(Tokenizer):
                 token.startchar, token.endchar = start_char, start_char + len(value)
             yield token
             return
-        stem = self._stem
         pos = start_pos
+        for text, start, end, raw in self._pieces(value):
+            token.text = text
+            token.boost = 1.0
+            token.stopped = False
+            if keeporiginal:
+                token.original = raw
+            if positions:
+                token.pos = pos
+            if chars:
+                token.startchar, token.endchar = start_char + start, start_char + end
+            pos += 1
+            yield token
+
+    def _pieces(self, value: str) -> Iterator[tuple[str, int, int, str]]:
+        """(term, start, end, as written) of each token: the one tokenization that
+        queries (``__call__``) and indexing (``terms``) share."""
+        stem = self._stem
         for m in _TOKENS.finditer(value):
             run = m.group("cjk")
             if run is not None:
@@ -113,34 +130,26 @@ class PageTokenizer(Tokenizer):
                 else:
                     pieces = [(a + b, i, j + 1) for (a, i), (b, j) in itertools.pairwise(letters)]
                 for text, start, end in pieces:
-                    token.text = unicodedata.normalize("NFKC", text)
-                    token.boost = 1.0
-                    if keeporiginal:
-                        token.original = token.text
-                    if positions:
-                        token.pos = pos
-                    if chars:
-                        token.startchar, token.endchar = start_char + start, start_char + end
-                    token.stopped = False
-                    pos += 1
-                    yield token
+                    text = unicodedata.normalize("NFKC", text)
+                    yield text, start, end, text
                 continue
             raw = m.group("word")
             if raw[-1] in _WORD_END:
                 raw = raw.rstrip(_WORD_END)
             form = fold(raw)
-            word = stem(form) if stem is not None and not _DIGITS.match(form) else form
-            token.text = word
-            token.boost = 1.0
-            token.stopped = False
-            if keeporiginal:
-                token.original = raw
-            if positions:
-                token.pos = pos
-            if chars:
-                token.startchar, token.endchar = start_char + m.start(), start_char + m.start() + len(raw)
-            yield token
-            pos += 1
+            term = stem(form) if stem is not None and not _DIGITS.match(form) else form
+            yield term, m.start(), m.start() + len(raw), raw
+
+    def terms(self, value: str) -> list[str]:
+        """The terms of ``value`` in order (a term's position is its index): what
+        indexing needs, without a Token per word. The last text's terms are kept,
+        because the page text is indexed twice (its words, then its word pairs)."""
+        last = self._last
+        if last is not None and last[0] is value:
+            return last[1]
+        terms = [piece[0] for piece in self._pieces(value)]
+        self._last = (value, terms)
+        return terms
 
 
 class PathsTokenizer(Tokenizer):

@@ -14,6 +14,12 @@ intersection of the words' matchers (which can skip blocks by quality, though
 indexer/search.py collects phrase queries without it: for common words it skips
 almost nothing and costs the exact total), and checks adjacency only on the pages it
 stops at: positions decoded with one C-level pass and compared as sets.
+
+Where the index has word pairs (``textfields.WordPairs``), a phrase of two common
+words is the posting list of its pair term: scored as a term (by the phrase's own
+frequency on the page), with the block skipping every term has, and no positions
+read. A longer phrase holding common pairs intersects their posting lists with its
+words' as well, which cuts the pages whose positions must be compared.
 """
 from __future__ import annotations
 
@@ -22,9 +28,12 @@ import pickle
 from typing import Any
 
 from whoosh import formats
-from whoosh.matching import IntersectionMatcher, NullMatcher, WrappingMatcher
+from whoosh.matching import IntersectionMatcher, NullMatcher, RequireMatcher, WrappingMatcher
 from whoosh.query import Phrase, Term
 from whoosh.util import make_binary_tree
+
+#: The field holding a text field's common-word pairs.
+PAIR_FIELDS = {"text": "text_pairs"}
 
 
 def _positions_decoder(field: Any) -> Any:
@@ -41,14 +50,19 @@ class _AdjacentMatcher(WrappingMatcher):
     """The intersection of the words' matchers, stopping only where they are
     adjacent and in order."""
 
-    def __init__(self, words: list[Any], decode: Any, boost: float = 1.0) -> None:
-        super().__init__(make_binary_tree(IntersectionMatcher, words), boost=boost)
+    def __init__(self, words: list[Any], decode: Any, boost: float = 1.0, pairs: list[Any] | None = None) -> None:
+        child = make_binary_tree(IntersectionMatcher, words)
+        if pairs:  # pages holding the phrase's common pairs: fewer to compare, the words' scores
+            child = RequireMatcher(child, make_binary_tree(IntersectionMatcher, pairs))
+        super().__init__(child, boost=boost)
         self._words = words
+        self._pairs = pairs
         self._decode = decode
         self._find_next()
 
     def copy(self) -> _AdjacentMatcher:
-        return _AdjacentMatcher([m.copy() for m in self._words], self._decode, self.boost)
+        return _AdjacentMatcher([m.copy() for m in self._words], self._decode, self.boost,
+                                [m.copy() for m in self._pairs] if self._pairs else None)
 
     def _adjacent(self) -> bool:
         decode = self._decode
@@ -95,7 +109,20 @@ class _AdjacentMatcher(WrappingMatcher):
 
 class AdjacentPhrase(Phrase):
     """A phrase without slop (the words adjacent and in order), matched by
-    ``_AdjacentMatcher``; with slop, Whoosh's own matcher."""
+    ``_AdjacentMatcher`` or by its word pairs; with slop, Whoosh's own matcher."""
+
+    def _pair_terms(self, schema: Any) -> list[str | None]:
+        """The pair term of each two adjacent words (None: not indexed as a pair)."""
+        name = PAIR_FIELDS.get(self.fieldname)
+        if self.slop != 1 or name is None or name not in schema:
+            return []
+        field = schema[name]
+        return [field.pair(a, b) for a, b in itertools.pairwise(self.words)]
+
+    def pair_term(self, schema: Any) -> str | None:
+        """The one pair term that answers this phrase (two common words), or None."""
+        pairs = self._pair_terms(schema) if len(self.words) == 2 else []
+        return pairs[0] if pairs else None
 
     def matcher(self, searcher: Any, context: Any = None) -> Any:
         if self.slop != 1 or len(self.words) < 2 or self.fieldname not in searcher.schema:
@@ -103,15 +130,26 @@ class AdjacentPhrase(Phrase):
         field = searcher.schema[self.fieldname]
         if not field.format or not field.format.supports("positions"):
             return super().matcher(searcher, context)  # Whoosh raises its error
+        pair = self.pair_term(searcher.schema)
+        if pair is not None:
+            return Term(PAIR_FIELDS[self.fieldname], pair, boost=self.boost).matcher(searcher, context)
         reader = searcher.reader()
-        words = []
-        for word in self.words:
-            try:
-                btext = field.to_bytes(word)
-            except ValueError:
-                return NullMatcher()
-            if (self.fieldname, btext) not in reader:
-                return NullMatcher()
-            words.append(Term(self.fieldname, word).matcher(searcher, context))
-        m = _AdjacentMatcher(words, _positions_decoder(field), boost=self.boost)
+        words = [self._leaf(searcher, reader, self.fieldname, field.to_bytes, word, context) for word in self.words]
+        pair_name = PAIR_FIELDS.get(self.fieldname, "")
+        pairs = [self._leaf(searcher, reader, pair_name, str.encode, p, context)
+                 for p in self._pair_terms(searcher.schema) if p is not None]
+        if any(m is None for m in [*words, *pairs]):
+            return NullMatcher()
+        m = _AdjacentMatcher(words, _positions_decoder(field), boost=self.boost, pairs=pairs)
         return m if m.is_active() else NullMatcher()
+
+    @staticmethod
+    def _leaf(searcher: Any, reader: Any, fieldname: str, to_bytes: Any, text: str, context: Any) -> Any:
+        """A term's matcher, or None when the index does not hold the term."""
+        try:
+            btext = to_bytes(text)
+        except ValueError:
+            return None
+        if (fieldname, btext) not in reader:
+            return None
+        return Term(fieldname, text).matcher(searcher, context)

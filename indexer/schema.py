@@ -16,16 +16,19 @@ import re
 from typing import Any
 
 from whoosh.analysis import Analyzer
-from whoosh.fields import BOOLEAN, ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+from whoosh.fields import BOOLEAN, ID, KEYWORD, NUMERIC, STORED, Schema
+from whoosh.lang import has_stopwords, stopwords_for_language
 
 from .analysis import PageTokenizer, PathsTokenizer
 from .records import DocumentRecord, PageProblem, PageRecord, Status
+from .textfields import PageText, WordPairs, common_terms
 
 #: 3: author, subject, keywords, created, modified, date, paths; exact forms
 #: indexed beside stems. 4: exact forms no longer indexed (indexer/exact.py).
 #: 5: page problems (stored ``problems``, keyword ``problem``) and their sums on
 #: the file record (``problem_counts``); a reindexed older index has none.
-SCHEMA_VERSION = 5
+#: 6: ``text_pairs``, adjacent common-word pairs for phrases (indexer/textfields.py).
+SCHEMA_VERSION = 6
 
 KIND_PAGE = "page"
 KIND_DOC = "doc"
@@ -43,6 +46,12 @@ def _paths_field() -> ID:
     return paths
 
 
+def _common_words(language: str) -> list[str]:
+    """The words whose adjacent pairs are indexed: the language's stop words (an
+    index of no language, or of one without a list, most often holds English)."""
+    return sorted(stopwords_for_language(language if has_stopwords(language) else "en"))
+
+
 def build_schema(language: str) -> Schema:
     text = analyzer(language)
     return Schema(
@@ -50,14 +59,15 @@ def build_schema(language: str) -> Schema:
         kind=ID(stored=True),
         doc_hash=ID(stored=True),
         path=ID(stored=True),
-        filename=TEXT(analyzer=text),  # words of the file name; the path is stored
-        title=TEXT(analyzer=text, stored=True),
-        producer=TEXT(analyzer=text, stored=True),
+        filename=PageText(analyzer=text),  # words of the file name; the path is stored
+        title=PageText(analyzer=text, stored=True),
+        producer=PageText(analyzer=text, stored=True),
         page=NUMERIC(int, stored=True, shift_step=16),
-        text=TEXT(analyzer=text, stored=True, phrase=True, multitoken_query="phrase"),
-        author=TEXT(analyzer=text, stored=True),
-        subject=TEXT(analyzer=text, stored=True),
-        keywords=TEXT(analyzer=text, stored=True),
+        text=PageText(analyzer=text, stored=True, phrase=True, multitoken_query="phrase"),
+        text_pairs=WordPairs(text, common_terms(text, _common_words(language))),  # the page text again
+        author=PageText(analyzer=text, stored=True),
+        subject=PageText(analyzer=text, stored=True),
+        keywords=PageText(analyzer=text, stored=True),
         # created, else modified, else mtime: --since/--until and --sort date
         # (whole seconds: Whoosh cannot make a sort column of a float field)
         date=NUMERIC(int, bits=64, signed=True, shift_step=16, sortable=True, default=0),
@@ -65,7 +75,7 @@ def build_schema(language: str) -> Schema:
         coverage=NUMERIC(float, stored=True, shift_step=16),
         needs_ocr=BOOLEAN(stored=True),
         status=ID(stored=True),
-        error=TEXT(analyzer=text, stored=True),
+        error=PageText(analyzer=text, stored=True),
         # a page's problem codes (``problem:font_missing``); the messages are stored
         # in ``problems``, the file record's sums in ``problem_counts``
         problem=KEYWORD(lowercase=True, scorable=False),
@@ -114,7 +124,7 @@ def _filename_of(path: str) -> str:
 
 
 #: Fields holding a page's whole text: checked for their type only.
-_PAGE_TEXT = frozenset({"text"})
+_PAGE_TEXT = frozenset({"text", "text_pairs"})
 
 
 def problem_in_fields(schema: Schema, fields: dict[str, Any]) -> str | None:
@@ -191,7 +201,8 @@ def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
         "key": f"{doc.doc_hash}:{page.number}", "kind": KIND_PAGE, "doc_hash": doc.doc_hash,
         "path": path_term(doc.path), "_stored_path": doc.path, "filename": filename_words(_filename_of(doc.path)),
         "title": doc.title, "producer": doc.producer, "page": page.number,
-        "page_count": doc.page_count, "text": page.text, "glyphs": page.glyphs, "unresolved": page.unresolved,
+        "page_count": doc.page_count, "text": page.text, "text_pairs": page.text, "glyphs": page.glyphs,
+        "unresolved": page.unresolved,
         "needs_ocr": page.needs_ocr, "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested,
         **_metadata_fields(doc),
     }

@@ -16,6 +16,7 @@ from whoosh.searching import Searcher
 
 from .exact import RERANK_WINDOW, TypedForms, rerank, typed_forms
 from .errors import QueryError
+from .phrase import AdjacentPhrase
 from .query import bound_expansions, parse, suggest
 from .listing import ListFilters, list_page_groups, list_pages
 from .records import COUNT_CAP, DocumentHits, Hit, SearchOptions, SearchResult, Span
@@ -157,8 +158,12 @@ def _order(options: SearchOptions) -> Any:
     return None
 
 
-def _has_phrase(query: Query) -> bool:
-    return isinstance(query, Phrase) or any(_has_phrase(child) for child in query.children())
+def _has_phrase(query: Query, schema: Any) -> bool:
+    """Whether ``query`` holds a phrase matched by positions (one answered by a
+    word pair is a term)."""
+    if isinstance(query, AdjacentPhrase) and query.pair_term(schema) is not None:
+        return False
+    return isinstance(query, Phrase) or any(_has_phrase(child, schema) for child in query.children())
 
 
 def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: int | None) -> tuple[Any, bool]:
@@ -166,7 +171,7 @@ def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: in
     # Skipping blocks by quality hardly skips for a phrase (every block of two common
     # words holds a page that scores high), and then the total needs a second pass:
     # without skipping, the collector counts every match as it goes.
-    child = searcher.collector(limit=limit, sortedby=_order(options), optimize=not _has_phrase(query))
+    child = searcher.collector(limit=limit, sortedby=_order(options), optimize=not _has_phrase(query, searcher.schema))
     collector = _FilteredDeadlineCollector(child, allow, restrict, options.timeout)
     partial = False
     try:

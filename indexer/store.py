@@ -39,6 +39,7 @@ from .errors import (
     is_storage_fault,
     storage_error,
 )
+from .mapped import MAPPED_SUFFIX, open_mapped
 from .schema import SCHEMA_VERSION, build_schema
 
 _META = "pdfindex.json"
@@ -64,6 +65,10 @@ class PrivateStorage(FileStorage):
     """Whoosh's file storage creating every file 0600 and directory 0700, whatever
     the umask (changing the umask would be process-wide, so other threads' files too)."""
 
+    #: Read segment files through memory maps without copying them (``mapped``);
+    #: Whoosh's own mapping is off (it copies each sub-file into memory).
+    zero_copy = False
+
     #: Files created or opened through this storage (and its temporary ones) while
     #: a writer works or an index is being opened: what a failure leaves open is
     #: closed from here (Whoosh does not), else a full disk stays full.
@@ -83,6 +88,8 @@ class PrivateStorage(FileStorage):
         return self._track(StructFile(fileobj, name=name, **kwargs), name)
 
     def open_file(self, name: str, **kwargs: Any) -> Any:
+        if self.zero_copy and name.endswith(MAPPED_SUFFIX):
+            return self._track(open_mapped(self._fpath(name), name), name)
         return self._track(super().open_file(name, **kwargs), name)
 
     def _track(self, opened: Any, name: str) -> Any:
@@ -254,15 +261,19 @@ def new_generation(root: Path, language: str) -> tuple[Path, FileIndex]:
         numbers = [int(p.name[4:]) for p in root.glob("gen-*") if _GENERATION.match(p.name)]
         path = root / f"gen-{max(numbers, default=0) + 1:06d}"
         make_private_dir(path)
+        storage = PrivateStorage(str(path))
+        storage.tracked = []  # what a full disk leaves open is closed, else its space stays taken
         try:
-            ix = PrivateStorage(str(path)).create_index(build_schema(language), indexname=INDEX_NAME)
+            ix = storage.create_index(build_schema(language), indexname=INDEX_NAME)
             meta = json.dumps({"schema_version": SCHEMA_VERSION, "language": language})
             fd = os.open(path / _META, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, _FILE_MODE)
             with os.fdopen(fd, "w") as out:
                 out.write(meta)
         except BaseException:
+            close_tracked(storage, only_removed=False)
             shutil.rmtree(path, ignore_errors=True)
             raise
+        storage.tracked = None
         return path, ix
 
 
@@ -378,13 +389,12 @@ def open_generation(root: Path, path: Path, mapped: bool = True) -> FileIndex:
     """The Whoosh index of a generation that ``trusted_generation`` has checked.
     Opening reads the table of contents, and a damaged one can fail in any way.
 
-    ``mapped`` False reads segment files with plain reads instead of memory maps.
-    Whoosh copies each mapped sub-file of a compound segment into memory when a
-    searcher opens (BufferFile over BytesIO): at 50,000 pages that is 300-650 ms and
-    600 MB before the first answer, which a one-search command pays in full, while
-    plain reads open in 30-50 ms at 30 MB. A long-lived searcher keeps the copy:
-    queries over long posting lists run 15-40 % faster from memory."""
-    storage = PrivateStorage(str(path), supports_mmap=mapped)
+    ``mapped`` reads segment files through memory maps (``indexer.mapped``: pages
+    come from the page cache as queries touch them, nothing is copied); False,
+    with plain reads (a process that searches once gains nothing from mapping,
+    and long posting lists read 15-40 % slower)."""
+    storage = PrivateStorage(str(path), supports_mmap=False)
+    storage.zero_copy = mapped
     storage.tracked = []
     try:
         return storage.open_index(INDEX_NAME)

@@ -31,12 +31,12 @@ from typing import Any
 
 from whoosh.index import TOC, Index
 from whoosh.util.filelock import try_for
-from whoosh.writing import SegmentWriter
 
 from . import store
 from .errors import IndexBusy, short_line
 from .merge import tiered_merge
 from .records import DocumentRecord, PageRecord, Status
+from .segment_writer import PageSegmentWriter
 from .schema import KIND_DOC, doc_fields, fields_from_stored, page_fields, path_term, problem_in_fields
 
 #: Held during a commit: Ctrl-C, a stop, and Celery's soft time limit.
@@ -106,7 +106,7 @@ class PageWriter:
         self._root = root
         self._batch_pages = batch_pages
         self._lock_timeout = lock_timeout
-        self._writer: SegmentWriter | None = None
+        self._writer: PageSegmentWriter | None = None
         self._whoosh_lock: Any = None
         # doc_hash → (record, pages) to add, or None to delete; path → doc_hash added.
         self._ops: dict[str, tuple[DocumentRecord, list[PageRecord]] | _PathChange | None] = {}
@@ -141,7 +141,7 @@ class PageWriter:
                 raise IndexBusy("another process is writing to the index; only one writer may run at a time")
             ix.storage.tracked = []
             try:
-                self._writer = SegmentWriter(ix, _lk=False)
+                self._writer = PageSegmentWriter(ix, _lk=False)
                 self._searcher = self._writer.searcher()
             except BaseException:
                 if self._writer is not None:
@@ -277,7 +277,7 @@ class PageWriter:
             self._reset()  # before a held Ctrl-C is delivered
         self.rejected.extend(rejected)
 
-    def _apply(self, writer: SegmentWriter, rejected: list[DocumentRecord]) -> None:
+    def _apply(self, writer: PageSegmentWriter, rejected: list[DocumentRecord]) -> None:
         """All of the batch's deletions first, then its additions: Whoosh's
         delete_by_term does not reach documents the same writer added. A path given
         to one document is taken from any other that held it (a changed file, or a
@@ -366,7 +366,7 @@ class PageWriter:
         return []
 
     @staticmethod
-    def _landed(writer: SegmentWriter) -> bool:
+    def _landed(writer: PageSegmentWriter) -> bool:
         """Whether the commit's table of contents was written before the failure
         (in Whoosh's clean-up after it): then the batch is in the index."""
         try:
@@ -375,7 +375,7 @@ class PageWriter:
             return False
 
     @staticmethod
-    def _abandon(writer: SegmentWriter) -> None:
+    def _abandon(writer: PageSegmentWriter) -> None:
         """Cancel a writer whose commit or batch failed, and remove what it wrote.
         Each step may fail the same way (a full disk): the next still runs."""
         if not writer.is_closed:
