@@ -110,8 +110,20 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("reindex", help="rebuild the index after a schema or analyzer change, without re-extracting")
     p.add_argument("--language", type=language_arg,
                    help="stemming language for the rebuilt index (e.g. en, fr, de, none; default: keep the index's)")
+    p.add_argument("--shards", type=_shard_count,
+                   help="shards of the rebuilt index (1-64; default: keep the index's count)")
     _index_arg(p)
     p.set_defaults(func=cmd_reindex)
+
+
+def _shard_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= count <= config.MAX_SHARDS:
+        raise argparse.ArgumentTypeError(f"the shard count must be from 1 to {config.MAX_SHARDS}, not {count}")
+    return count
 
 
 def language_arg(text: str) -> str:
@@ -303,7 +315,9 @@ def _print_counts(report: dict[str, Any], size_inline: bool) -> None:
     print(f"index:     {shown(report['location'])}" + (f" ({size})" if size_inline else ""))
     print(f"documents: {report['documents']}"
           + "".join(f"  {k}: {v}" for k, v in sorted(report["by_status"].items())))
-    print(f"pages:     {report['pages']}")
+    shards = report["shard_pages"]
+    print(f"pages:     {report['pages']}" + (f"  in {len(shards)} shards: {', '.join(map(str, shards))}"
+                                              if len(shards) > 1 else ""))
     if report["problems"]:
         print("problems:  " + "  ".join(f"{code}: {_count(c['pages'], 'page')} in {_count(c['documents'], 'document')}"
                                         for code, c in report["problems"].items())
@@ -324,6 +338,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         if before is None:
             raise CliError(f"no index at {shown(str(root))}")
         language = args.language or before  # without --language the index keeps its own
-        copied = reindex(root, language)
-    print(f"reindexed {copied} records into {shown(str(root))} (language {shown(language)})")
+        copied = reindex(root, language, shards=args.shards)
+    shards = f", {args.shards} shards" if args.shards else ""
+    print(f"reindexed {copied} records into {shown(str(root))} (language {shown(language)}{shards})")
     return 0

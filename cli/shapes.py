@@ -102,6 +102,7 @@ def status_json(index: PageIndex, settings: Settings) -> dict[str, Any]:
         queues = queue_depths(settings)
     return {"version": JSON_VERSION, "location": stats.location, "language": index.language,
             "documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
-            "size_bytes": stats.size_bytes, "queues": queues, "failures": failures,
+            "size_bytes": stats.size_bytes, "shard_pages": list(stats.shard_pages), "queues": queues,
+            "failures": failures,
             "problems": {code: {"pages": n, "documents": stats.problem_documents.get(code, 0)}
                          for code, n in sorted(stats.problem_pages.items(), key=lambda kv: (-kv[1], kv[0]))}}

@@ -28,8 +28,9 @@ def _default_index_dir(env: Mapping[str, str]) -> Path:
     return Path(base) / "pdfindex" / "index"
 
 
-def _number(env: Mapping[str, str], name: str, default: N, minimum: N) -> N:
-    """A number of the default's type (int or float), at least ``minimum``."""
+def _number(env: Mapping[str, str], name: str, default: N, minimum: N, maximum: N | None = None) -> N:
+    """A number of the default's type (int or float), at least ``minimum`` (and at
+    most ``maximum``)."""
     raw = env.get(name)
     if raw is None or raw == "":
         return default
@@ -42,12 +43,16 @@ def _number(env: Mapping[str, str], name: str, default: N, minimum: N) -> N:
         raise SettingsError(f"{name}={raw!r} must be a finite number")
     if value < minimum:
         raise SettingsError(f"{name}={raw!r} must be at least {minimum}")
+    if maximum is not None and value > maximum:
+        raise SettingsError(f"{name}={raw!r} must be at most {maximum}")
     return value
 
 
 #: Broker URL schemes the workers and the hand-off queue both understand (Redis only:
 #: the hand-off between extraction and the writer is a pair of Redis lists).
 BROKER_SCHEMES = ("redis", "rediss", "unix")
+#: PDFINDEX_SHARDS at most, and the index's own limit (pdfindex.indexer.shards).
+MAX_SHARDS = 64
 
 
 def redact_url(url: str) -> str:
@@ -125,8 +130,11 @@ class Settings:
     language: str = "en"
     #: PDFINDEX_SEARCH_TIMEOUT: seconds a search may run before partial results return.
     search_timeout: float = 5.0
-    #: PDFINDEX_BATCH_PAGES: pages per index commit.
+    #: PDFINDEX_BATCH_PAGES: pages per index commit (per shard).
     batch_pages: int = 2000
+    #: PDFINDEX_SHARDS: shards of an index created from now on (an index keeps the
+    #: count it was created with; ``reindex --shards N`` changes it).
+    shards: int = 1
     #: PDFINDEX_WORKERS: extraction processes of the embedded pool (default: CPU cores).
     workers: int = 1
     #: PDFINDEX_FILE_TIMEOUT: seconds one file may take before it is recorded as failed
@@ -174,6 +182,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         language=language,
         search_timeout=_number(env, "PDFINDEX_SEARCH_TIMEOUT", 5.0, 0.01),
         batch_pages=_number(env, "PDFINDEX_BATCH_PAGES", 2000, 1),
+        shards=_number(env, "PDFINDEX_SHARDS", 1, 1, MAX_SHARDS),
         workers=_number(env, "PDFINDEX_WORKERS", os.cpu_count() or 1, 1),
         file_timeout=file_timeout,
         file_hard_timeout=_number(env, "PDFINDEX_FILE_HARD_TIMEOUT", file_timeout + 30.0, file_timeout),

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from whoosh.index import Index
 from whoosh.query import Term
@@ -47,9 +47,11 @@ from .records import (
 )
 from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
 from .search import estimated_postings, run_search
+from .shards import ShardedIndex, shard_of
 from .segment_writer import PageSegmentWriter
 
 if TYPE_CHECKING:
+    from .sharded_writer import ShardedWriter
     from .writer import PageWriter
 
 __all__ = [
@@ -84,16 +86,25 @@ class PageIndex:
     or may write, refused before anything in it is read."""
 
     def __init__(self, root: Path, language: str | None = None, *, create: bool = True,
-                 new_language: str = store.DEFAULT_LANGUAGE, mapped: bool = True) -> None:
+                 new_language: str = store.DEFAULT_LANGUAGE, mapped: bool = True, new_shards: int = 1) -> None:
         """``language`` None: the one stored in the index (``new_language`` for a new
         one); given: the index must be in it (else ReindexNeeded), or is created in it.
-        ``mapped`` False: for a process that searches once (``store.open_generation``)."""
+        ``new_shards``: the shard count of an index created here (an existing one
+        keeps its own). ``mapped`` False: for a process that searches once
+        (``store.open_generation``)."""
         self.root = Path(root)
         self._mapped = mapped
         self.path, self._whoosh, self.language = store.open_index(self.root, language, create=create,
-                                                                  new_language=new_language, mapped=mapped)
+                                                                  new_language=new_language, mapped=mapped,
+                                                                  new_shards=new_shards)
         self._cached_searcher: Searcher | None = None
         self._cached_for: Index | None = None
+
+    @property
+    def shards(self) -> int:
+        """How many shards the index has (1: not sharded)."""
+        ix = self._ix
+        return len(ix.shards) if isinstance(ix, ShardedIndex) else 1
 
     @property
     def _ix(self) -> Index:
@@ -107,8 +118,16 @@ class PageIndex:
 
     # ---- writing --------------------------------------------------------------
 
-    def writer(self, batch_pages: int = 2000, lock_timeout: float = 30.0) -> PageWriter:
-        from .writer import PageWriter  # noqa: PLC0415 - a search never writes: not in its start-up
+    def writer(self, batch_pages: int = 2000, lock_timeout: float = 30.0) -> PageWriter | ShardedWriter:
+        """The index's writer (a PageWriter, or a ShardedWriter routing to one per
+        shard); ``batch_pages`` is per shard."""
+        # a search never writes: the writers are not in its start-up
+        if isinstance(self._ix, ShardedIndex):
+            from .sharded_writer import ShardedWriter  # noqa: PLC0415
+
+            return ShardedWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout,
+                                 root=self.root)
+        from .writer import PageWriter  # noqa: PLC0415
 
         return PageWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
 
@@ -132,20 +151,24 @@ class PageIndex:
         """Storage faults as StorageError; and the files Whoosh opened for a read
         that failed on a damaged file are closed (it leaves them open)."""
         with store.storage_faults(self.root, doing):
-            storage = self._ix.storage
-            outer = storage.tracked
-            storage.tracked = []
+            ix = self._ix
+            storages = [shard.storage for shard in ix.shards] if isinstance(ix, ShardedIndex) else [ix.storage]
+            outer = [storage.tracked for storage in storages]
+            for storage in storages:
+                storage.tracked = []
             try:
                 yield
             except Exception as exc:
                 if is_storage_fault(exc):
-                    store.close_tracked(storage, only_removed=False)
+                    for storage in storages:
+                        store.close_tracked(storage, only_removed=False)
                     self._drop_searcher()
                 raise
             finally:
-                mine, storage.tracked = storage.tracked, outer
-                if outer is not None and mine:
-                    outer.extend(mine)
+                for storage, before in zip(storages, outer, strict=True):
+                    mine, storage.tracked = storage.tracked, before
+                    if before is not None and mine:
+                        before.extend(mine)
 
     def close(self) -> None:
         """Close the searcher kept open between searches (its files, when the index
@@ -245,87 +268,139 @@ class PageIndex:
                     count = sum(1 for _ in searcher.docs_for_query(Term("problem", code)))  # not deleted ones
                     if count:
                         problem_pages[code] = count
+            shard_pages = tuple(self._shard_pages()) if self.shards > 1 else (pages,)
         return Stats(documents, pages, by_status, store.size_on_disk(self.root), str(self.root),
-                     problem_pages=problem_pages, problem_documents=problem_documents)
+                     problem_pages=problem_pages, problem_documents=problem_documents, shard_pages=shard_pages)
+
+    def _shard_indexes(self) -> list[Index]:
+        ix = self._ix
+        return list(ix.shards) if isinstance(ix, ShardedIndex) else [ix]
+
+    def _shard_pages(self) -> Iterator[int]:
+        for shard in self._shard_indexes():
+            with shard.searcher() as searcher:
+                yield len(searcher.search(Term("kind", KIND_PAGE), limit=None, scored=False))
 
     def check(self) -> list[str]:
         """Consistency: every indexed file has exactly its page count of pages and
-        every page belongs to a file record. Returns what is wrong (empty: fine)."""
+        every page belongs to a file record, in the same shard, the shard its hash
+        routes to, and no path is on two documents. Returns what is wrong (empty:
+        fine)."""
         problems: list[str] = []
-        with self._faults("checking the index"), self._ix.searcher() as searcher:
-            pages: dict[str, set[int]] = {}
-            for stored in searcher.documents(kind=KIND_PAGE):
-                pages.setdefault(stored["doc_hash"], set()).add(stored["page"])
-            records = {d["doc_hash"]: d for d in searcher.documents(kind=KIND_DOC)}
-        for doc_hash, numbers in pages.items():
-            record = records.get(doc_hash)
-            if record is None:
-                problems.append(f"pages of {doc_hash[:12]} have no file record")
-            elif len(numbers) != record.get("page_count", 0):
-                problems.append(f"{record.get('path')}: {len(numbers)} pages indexed of {record.get('page_count')}")
-        for doc_hash, record in records.items():
-            if record.get("status") == Status.INDEXED and record.get("page_count", 0) and doc_hash not in pages:
-                problems.append(f"{record.get('path')}: indexed but no pages")
+        shards = self._shard_indexes()
+        holders: dict[str, list[str]] = {}
+        with self._faults("checking the index"):
+            for k, shard in enumerate(shards):
+                where = f"shard {k}: " if len(shards) > 1 else ""
+                with shard.searcher() as searcher:
+                    pages: dict[str, set[int]] = {}
+                    for stored in searcher.documents(kind=KIND_PAGE):
+                        pages.setdefault(stored["doc_hash"], set()).add(stored["page"])
+                    records = {d["doc_hash"]: d for d in searcher.documents(kind=KIND_DOC)}
+                problems.extend(where + problem for problem in _shard_problems(pages, records))
+                for doc_hash, record in records.items():
+                    home = shard_of(doc_hash, len(shards))
+                    if home != k:
+                        problems.append(f"{where}{record.get('path')}: belongs in shard {home}")
+                    for path in record.get("paths") or [record.get("path", "")]:
+                        holders.setdefault(path, []).append(doc_hash)
+        problems.extend(f"{path}: held by {len(hashes)} documents" for path, hashes in holders.items()
+                        if len(hashes) > 1)
         return problems
 
     # ---- maintenance --------------------------------------------------------------
 
-    def reindex(self, language: str | None = None, batch_pages: int = 2000) -> int:
+    def reindex(self, language: str | None = None, batch_pages: int = 2000, shards: int | None = None) -> int:
         """Rebuild from stored fields into a new generation with the current schema
-        and analysis (and ``language``), then switch to it atomically. Returns the
-        number of Whoosh documents copied; no PDF is re-extracted."""
-        copied = reindex(self.root, language or self.language, batch_pages)
+        and analysis (and ``language``, and ``shards``), then switch to it
+        atomically. Returns the number of Whoosh documents copied; no PDF is
+        re-extracted."""
+        self._drop_searcher()
+        copied = reindex(self.root, language or self.language, batch_pages, shards=shards)
         self._ix  # noqa: B018 - reopens the new generation, with its language
         return copied
 
 
-def reindex(root: Path, language: str | None = None, batch_pages: int = 2000, lock_timeout: float = 30.0) -> int:
+def _shard_problems(pages: dict[str, set[int]], records: dict[str, dict[str, Any]]) -> Iterator[str]:
+    for doc_hash, numbers in pages.items():
+        record = records.get(doc_hash)
+        if record is None:
+            yield f"pages of {doc_hash[:12]} have no file record"
+        elif len(numbers) != record.get("page_count", 0):
+            yield f"{record.get('path')}: {len(numbers)} pages indexed of {record.get('page_count')}"
+    for record in records.values():
+        if record.get("status") == Status.INDEXED and record.get("page_count", 0) and record["doc_hash"] not in pages:
+            yield f"{record.get('path')}: indexed but no pages"
+
+
+def reindex(root: Path, language: str | None = None, batch_pages: int = 2000, lock_timeout: float = 30.0,
+            shards: int | None = None) -> int:
     """``PageIndex.reindex`` for an index that this version cannot open any more.
-    ``language`` None keeps the index's own. Holds the old generation's writer lock
-    throughout, so no commit is lost. Only ``gen-*`` directories directly inside
-    the root are ever written or removed."""
+    ``language`` None keeps the index's own, ``shards`` None its shard count. Holds
+    the old generation's writer locks throughout, so no commit is lost. Only
+    ``gen-*`` directories directly inside the root are ever written or removed."""
     root = Path(root)
     if language is not None:
         store.check_language(language)
+    if shards is not None:
+        store.check_shards(shards)
     with store.storage_faults(root, "reindexing"):
         old_path = store.trusted_generation(root)
         if old_path is None:
             raise StorageError(f"{root}: no index to rebuild; ingest files first")
         language = language or store.stored_language(root) or store.DEFAULT_LANGUAGE
         old = store.open_generation(root, old_path)
-        lock = old.lock("WRITELOCK")
-        if not try_for(lock.acquire, timeout=lock_timeout, delay=0.1):
-            raise IndexBusy("another process is writing to the index; reindex when it is done")
+        old_shards = old.shards if isinstance(old, ShardedIndex) else [old]
+        locks = []
         try:
-            copied = _copy_into_new_generation(root, old, language, batch_pages)
+            for shard in old_shards:
+                lock = shard.lock("WRITELOCK")
+                if not try_for(lock.acquire, timeout=lock_timeout, delay=0.1):
+                    raise IndexBusy("another process is writing to the index; reindex when it is done")
+                locks.append(lock)
+            copied = _copy_into_new_generation(root, old, language, batch_pages, shards or len(old_shards))
         finally:
-            lock.release()
+            for lock in locks:
+                lock.release()
         store.remove_generation(root, old_path)
     return copied
 
 
-def _copy_into_new_generation(root: Path, old: Index, language: str, batch_pages: int) -> int:
-    new_path, new = store.new_generation(root, language)
-    new.storage.tracked = []  # closed on failure: open files would keep a full disk full
+def _copy_into_new_generation(root: Path, old: Index, language: str, batch_pages: int, shards: int) -> int:
+    new_path, new = store.new_generation(root, language, shards)
+    targets = new.shards if isinstance(new, ShardedIndex) else [new]
+    for target in targets:
+        target.storage.tracked = []  # closed on failure: open files would keep a full disk full
     copied = 0
-    writer = None
+    writers: list[PageSegmentWriter | None] = [None] * len(targets)
+    counts = [0] * len(targets)
     try:
-        writer = PageSegmentWriter(new)
         with old.searcher() as searcher:
             for stored in searcher.all_stored_fields():
+                doc_hash = stored.get("doc_hash")
+                k = shard_of(doc_hash, len(targets)) if isinstance(doc_hash, str) else 0
+                writer = writers[k]
+                if writer is None:
+                    writer = writers[k] = PageSegmentWriter(targets[k])
                 writer.add_document(**fields_from_stored(stored))
                 copied += 1
-                if copied % batch_pages == 0:
+                counts[k] += 1
+                if counts[k] % batch_pages == 0:
                     writer.commit(mergetype=tiered_merge)
-                    writer = PageSegmentWriter(new)
-        writer.commit(mergetype=tiered_merge)
+                    writers[k] = None
+        for writer in writers:
+            if writer is not None:
+                writer.commit(mergetype=tiered_merge)
     except BaseException:
-        with contextlib.suppress(Exception):
-            if writer is not None and not writer.is_closed:
-                writer.cancel()
-        store.close_tracked(new.storage, only_removed=False)
+        for writer in writers:
+            with contextlib.suppress(Exception):
+                if writer is not None and not writer.is_closed:
+                    writer.cancel()
+        for target in targets:
+            store.close_tracked(target.storage, only_removed=False)
         store.remove_generation(root, new_path)
         raise
-    new.storage.tracked = None
+    for target in targets:
+        target.storage.tracked = None
     store.switch_to(root, new_path)
     return copied

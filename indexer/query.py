@@ -34,7 +34,6 @@ from whoosh.index import Index
 from whoosh.query import (
     And,
     AndMaybe,
-    AndNot,
     Every,
     FuzzyTerm,
     Not,
@@ -51,6 +50,7 @@ from whoosh.support.levenshtein import damerau_levenshtein
 
 from .analysis import is_cjk
 from .errors import QueryError
+from .exclusion import Excluding
 from .phrase import AdjacentPhrase
 from .records import Status
 
@@ -480,7 +480,7 @@ def _combine(required: list[Query], optional: list[Query], excluded: list[Query]
         out = excluded[0] if len(excluded) == 1 else Union(excluded)
         if base is None or isinstance(base, Every):
             return Not(out)
-        return AndNot(base, out)
+        return Excluding(base, out)
     return base
 
 

@@ -148,6 +148,8 @@ class Stats:
     #: Per problem code: pages with it, and documents with such a page.
     problem_pages: dict[str, int] = field(default_factory=dict)
     problem_documents: dict[str, int] = field(default_factory=dict)
+    #: Pages in each shard (one entry: not sharded).
+    shard_pages: tuple[int, ...] = (0,)
 
 
 #: Matches counted exactly before a total becomes "at least" (SearchOptions.exact_count).

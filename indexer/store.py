@@ -41,6 +41,7 @@ from .errors import (
 )
 from .mapped import MAPPED_SUFFIX, open_mapped
 from .schema import SCHEMA_VERSION, build_schema
+from .shards import MAX_SHARDS, SHARD_FORMAT, ShardedIndex
 
 _META = "pdfindex.json"
 INDEX_NAME = "MAIN"
@@ -125,12 +126,9 @@ def _tighten(root: Path, generation: Path) -> None:
     (only taking group and other bits away: an owner's own read-only mode stays)."""
     for path in (root, generation):
         _private(path)
-    try:
-        entries = list(os.scandir(generation))
-    except OSError:
-        return
-    for entry in entries:
-        _private(Path(entry.path))
+    for folder, dirs, files in os.walk(generation):  # does not follow links
+        for name in [*dirs, *files]:
+            _private(Path(folder) / name)
 
 
 def _private(path: Path) -> None:
@@ -195,7 +193,7 @@ def trusted_generation(root: Path) -> Path | None:
     if not stat.S_ISDIR(gen_st.st_mode):
         raise _refuse(root, target, "is not a directory", f"remove {generation} if you did not make it")
     _check_owner_and_mode(root, generation, gen_st, target)
-    _check_tree(root, generation, target, depth=1)
+    _check_tree(root, generation, target, depth=2)  # shard-NN/MAIN.tmp
     return generation
 
 
@@ -220,7 +218,9 @@ def _check_tree(root: Path, directory: Path, label: str, depth: int) -> None:
 
 
 def _has_toc(generation: Path) -> bool:
-    return any(_TOC.match(name) for name in os.listdir(generation))
+    first = generation / SHARD_FORMAT.format(0)
+    folder = first if first.is_dir() else generation
+    return any(_TOC.match(name) for name in os.listdir(folder))
 
 
 def _current(root: Path) -> Path | None:
@@ -251,9 +251,11 @@ def storage_faults(root: Path, doing: str, *, written: bool = False) -> Iterator
         raise storage_error(root, doing, exc, written=written) from exc
 
 
-def new_generation(root: Path, language: str) -> tuple[Path, FileIndex]:
-    """Create an empty Whoosh index in a fresh generation directory."""
+def new_generation(root: Path, language: str, shards: int = 1) -> tuple[Path, FileIndex | ShardedIndex]:
+    """Create an empty index in a fresh generation directory: one Whoosh index, or
+    ``shards`` of them in ``shard-NN`` folders."""
     check_language(language)
+    check_shards(shards)
     with storage_faults(root, "creating the index"):
         if not root.exists():
             root.parent.mkdir(parents=True, exist_ok=True)
@@ -261,20 +263,38 @@ def new_generation(root: Path, language: str) -> tuple[Path, FileIndex]:
         numbers = [int(p.name[4:]) for p in root.glob("gen-*") if _GENERATION.match(p.name)]
         path = root / f"gen-{max(numbers, default=0) + 1:06d}"
         make_private_dir(path)
-        storage = PrivateStorage(str(path))
-        storage.tracked = []  # what a full disk leaves open is closed, else its space stays taken
+        storages: list[PrivateStorage] = []
         try:
-            ix = storage.create_index(build_schema(language), indexname=INDEX_NAME)
-            meta = json.dumps({"schema_version": SCHEMA_VERSION, "language": language})
+            indexes = []
+            for folder in _shard_folders(path, shards):
+                make_private_dir(folder, exist_ok=True)
+                storage = PrivateStorage(str(folder))
+                storage.tracked = []  # what a full disk leaves open is closed, else its space stays taken
+                storages.append(storage)
+                indexes.append(storage.create_index(build_schema(language), indexname=INDEX_NAME))
+            meta = json.dumps({"schema_version": SCHEMA_VERSION, "language": language, "shards": shards})
             fd = os.open(path / _META, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, _FILE_MODE)
             with os.fdopen(fd, "w") as out:
                 out.write(meta)
         except BaseException:
-            close_tracked(storage, only_removed=False)
+            for storage in storages:
+                close_tracked(storage, only_removed=False)
             shutil.rmtree(path, ignore_errors=True)
             raise
-        storage.tracked = None
-        return path, ix
+        for storage in storages:
+            storage.tracked = None
+        return path, indexes[0] if shards == 1 else ShardedIndex(indexes)
+
+
+def _shard_folders(generation: Path, shards: int) -> list[Path]:
+    return [generation] if shards == 1 else [generation / SHARD_FORMAT.format(k) for k in range(shards)]
+
+
+def check_shards(shards: object) -> int:
+    """A shard count an index may have, else StorageError saying which may."""
+    if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= MAX_SHARDS:
+        raise StorageError(f"the shard count must be a whole number from 1 to {MAX_SHARDS}, not {shards!r}")
+    return shards
 
 
 def switch_to(root: Path, generation: Path) -> Path | None:
@@ -330,10 +350,11 @@ class UnknownLanguage(SearchIndexError):
     """A stemming language the analyzer does not have."""
 
 
-def open_index(root: Path, language: str | None, create: bool = True,
-               new_language: str = DEFAULT_LANGUAGE, mapped: bool = True) -> tuple[Path, FileIndex, str]:
+def open_index(root: Path, language: str | None, create: bool = True, new_language: str = DEFAULT_LANGUAGE,
+               mapped: bool = True, new_shards: int = 1) -> tuple[Path, FileIndex | ShardedIndex, str]:
     """Open the current generation, creating the first one (in ``language``, else
-    ``new_language``) when allowed; returns it with its language. ``language`` None
+    ``new_language``, with ``new_shards`` shards) when allowed; returns it with its
+    language. ``language`` None
     takes the language stored in the index (what every reader and writer wants: the
     index was analysed with it); a language given must be the stored one. Raises
     FileNotFoundError when there is no index and ``create`` is False. ``mapped``:
@@ -348,7 +369,7 @@ def open_index(root: Path, language: str | None, create: bool = True,
             raise FileNotFoundError(f"no index at {root}")
         _refuse_foreign_folder(root)
         language = language or new_language
-        path, ix = new_generation(root, language)
+        path, ix = new_generation(root, language, new_shards)
         switch_to(root, path)
         _tighten(root, path)
         return path, ix, language
@@ -368,7 +389,7 @@ def open_index(root: Path, language: str | None, create: bool = True,
             f"PDFINDEX_LANGUAGE={stored}, or run `pdfindex reindex --language {language}` to change the index"
         )
     _tighten(root, path)
-    return path, open_generation(root, path, mapped), stored
+    return path, open_generation(root, path, mapped, shards_of(root, meta)), stored
 
 
 def _refuse_foreign_folder(root: Path) -> None:
@@ -385,15 +406,35 @@ def _refuse_foreign_folder(root: Path) -> None:
                            "give a new or empty folder for the index")
 
 
-def open_generation(root: Path, path: Path, mapped: bool = True) -> FileIndex:
-    """The Whoosh index of a generation that ``trusted_generation`` has checked.
-    Opening reads the table of contents, and a damaged one can fail in any way.
+def shards_of(root: Path, meta: dict[str, Any]) -> int:
+    """The shard count a generation's settings give (1 before shards existed)."""
+    shards = meta.get("shards", 1)
+    try:
+        return check_shards(shards)
+    except StorageError:
+        raise StorageError(f"{root}: {_META} gives {shards!r} shards; restore it from a backup, "
+                           "or delete the index and ingest again") from None
+
+
+def open_generation(root: Path, path: Path, mapped: bool = True,
+                    shards: int | None = None) -> FileIndex | ShardedIndex:
+    """The index of a generation that ``trusted_generation`` has checked: one
+    Whoosh index, or a ShardedIndex (``shards`` None: as its settings say).
+    Opening reads the tables of contents, and a damaged one can fail in any way.
 
     ``mapped`` reads segment files through memory maps (``indexer.mapped``: pages
     come from the page cache as queries touch them, nothing is copied); False,
     with plain reads (a process that searches once gains nothing from mapping,
     and long posting lists read 15-40 % slower)."""
-    storage = PrivateStorage(str(path), supports_mmap=False)
+    if shards is None:
+        with storage_faults(root, "opening the index"):
+            shards = shards_of(root, _read_meta(root, path))
+    indexes = [_open_whoosh(root, path, folder, mapped) for folder in _shard_folders(path, shards)]
+    return indexes[0] if shards == 1 else ShardedIndex(indexes)
+
+
+def _open_whoosh(root: Path, path: Path, folder: Path, mapped: bool) -> FileIndex:
+    storage = PrivateStorage(str(folder), supports_mmap=False)
     storage.zero_copy = mapped
     storage.tracked = []
     try:

@@ -113,7 +113,7 @@ class PageWriter:
         self._paths: dict[str, str] = {}
         # What was added at once: the documents' hashes, and their paths.
         self._added: set[str] = set()
-        self._added_paths: set[str] = set()
+        self._added_paths: dict[str, str] = {}  # path → hash
         self._searcher: Any = None  # of the index as the lock found it
         self._pending = 0
         self._rejected: list[DocumentRecord] = []  # by this batch, so far
@@ -209,7 +209,7 @@ class PageWriter:
                 self.cancel()  # the batch so far goes too: the caller learns it was not written
                 raise
         self._added.add(doc.doc_hash)
-        self._added_paths.update(doc.all_paths)
+        self._added_paths.update(dict.fromkeys(doc.all_paths, doc.doc_hash))
         self._count(1 + len(pages))
 
     def _count(self, operations: int) -> None:
@@ -246,6 +246,33 @@ class PageWriter:
                 op.add = [p for p in op.add if p != remove]
             self._ops[doc_hash] = op
         self._count(1)
+
+    def holders(self, path: str) -> set[str]:
+        """The documents holding ``path`` as this writer will leave the index: in
+        the index as the lock found it, unless this batch deletes them or takes
+        the path from them, and in the batch. (A sharded index asks each shard
+        before giving the path to a document in another.)"""
+        self._lock()
+        found: set[str] = set()
+        for stored in self._searcher.documents(paths=path_term(path), kind=KIND_DOC):
+            other = stored.get("doc_hash")
+            if isinstance(other, str) and other not in self._ops:
+                found.add(other)
+        for other in (self._paths.get(path), self._added_paths.get(path)):
+            if other is not None:
+                found.add(other)
+        for other, op in self._ops.items():  # path changes: few, beside the additions
+            if isinstance(op, _PathChange) and path in op.add:
+                found.add(other)
+        kept = set()
+        for other in found:
+            op = self._ops.get(other, _PathChange())
+            if isinstance(op, tuple):
+                if path in op[0].all_paths:
+                    kept.add(other)
+            elif op is not None and path not in op.remove:
+                kept.add(other)
+        return kept
 
     def delete(self, doc_hash: str) -> None:
         self._lock_for(doc_hash, None)

@@ -249,23 +249,30 @@ def _kill_path(i: int) -> str:
     return f"/kill/{i:05d}.pdf"
 
 
-def _assert_whole_prefix(ix: PageIndex, committed: int) -> int:
-    """The index holds documents 0..M-1 (M >= committed), each with all its pages."""
+def _assert_whole_prefix(ix: PageIndex, committed: int, written: int | None = None) -> int:
+    """The index holds documents 0..M-1 (M >= committed), each with all its pages.
+    With shards, each shard commits its share on its own: a kill during a commit
+    may leave some of the last batch's documents (``written`` at most), each whole."""
     assert ix.check() == []
     present = {d.path for d in ix.documents()}
     count = len(present)
     assert count >= committed
-    assert present == {_kill_path(i) for i in range(count)}
+    if written is None:
+        assert present == {_kill_path(i) for i in range(count)}
+    else:
+        assert {_kill_path(i) for i in range(committed)} <= present <= {_kill_path(i) for i in range(written)}
     assert ix.stats().pages == 3 * count
-    for i in range(count):
+    for path in present:
+        i = int(path.rsplit("/", 1)[1][:5])
         result = ix.search(f"marker{i:05d}")
         assert {(h.path, h.page) for h in result.hits} == {(_kill_path(i), p) for p in (1, 2, 3)}
     return count
 
 
-def test_writer_process_killed_mid_batch(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shards", [1, 3])
+def test_writer_process_killed_mid_batch(tmp_path: Path, shards: int) -> None:
     root = tmp_path / "index"
-    PageIndex(root)  # created before the child starts, so both agree on the generation
+    PageIndex(root, new_shards=shards)  # created before the child starts, so both agree on the generation
     proc = _spawn(root, per_commit=10, commits=4)
     watchdog = threading.Timer(60, proc.kill)
     watchdog.start()
@@ -302,10 +309,11 @@ def test_writer_process_killed_mid_batch(tmp_path: Path) -> None:
     assert ix.search("shared", SearchOptions(limit=1)).total == 180
 
 
-def test_writer_process_killed_while_committing_often(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shards", [1, 3])
+def test_writer_process_killed_while_committing_often(tmp_path: Path, shards: int) -> None:
     # One document per commit: the kill most likely lands inside a commit.
     root = tmp_path / "index"
-    PageIndex(root)
+    PageIndex(root, new_shards=shards)
     proc = _spawn(root, per_commit=1, commits=10**6)
     watchdog = threading.Timer(60, proc.kill)
     watchdog.start()
@@ -323,12 +331,16 @@ def test_writer_process_killed_while_committing_often(tmp_path: Path) -> None:
                 stream.close()
     assert lines[-1] == "committed 25"
     ix = PageIndex(root)
-    count = _assert_whole_prefix(ix, committed=25)
-    with ix.writer(lock_timeout=1.0) as writer:
-        for i in range(count, count + 5):
-            pages = [page(p, f"marker{i:05d} page{p} shared words") for p in (1, 2, 3)]
-            writer.add(record(f"doc{i}", _kill_path(i), pages), pages)
-    assert _assert_whole_prefix(ix, committed=count + 5) == count + 5
+    assert ix.shards == shards
+    count = _assert_whole_prefix(ix, committed=25, written=None if shards == 1 else 10**6)
+    last = max(int(d.path.rsplit("/", 1)[1][:5]) for d in ix.documents()) + 1
+    with ix.writer(lock_timeout=1.0) as writer:  # what the kill lost is added again
+        for i in range(last):
+            if ix.document(sha(f"doc{i}")) is None:
+                pages = [page(p, f"marker{i:05d} page{p} shared words") for p in (1, 2, 3)]
+                writer.add(record(f"doc{i}", _kill_path(i), pages), pages)
+    assert count <= last
+    assert _assert_whole_prefix(ix, committed=last) == last
 
 
 # ---- reindex and generations ------------------------------------------------------------------

@@ -381,3 +381,18 @@ def test_looking_for_suggestions_is_bounded(wide: PageIndex) -> None:
     result = wide.search(" ".join(words), SearchOptions(timeout=5))
     assert result.total == 0
     assert time.process_time() - started < 1.5
+
+
+@pytest.mark.parametrize("limit", [10, 10_000])
+def test_an_excluded_word_excludes_the_first_match_of_a_segment(tmp_path: Path, limit: int) -> None:
+    """Whoosh's AndNot let through its first match when the excluded word's
+    postings began earlier in the segment (indexer/exclusion.py): ``glacier -the``
+    counted, and with a large limit listed, the page holding both words."""
+    ix = PageIndex(tmp_path / "ix", "en")
+    with ix.writer() as writer:  # one segment, in this order: "the" first, then both words, then glacier alone
+        for label, text in (("only-the", "the only word"), ("both", "glacier and the"), ("alone", "glacier alone")):
+            pages = [page(1, text)]
+            writer.add(record(label, f"/{label}.pdf", pages), pages)
+    result = ix.search("glacier -the", SearchOptions(limit=limit))
+    assert [h.path for h in result.hits] == ["/alone.pdf"]
+    assert result.total == 1

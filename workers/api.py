@@ -182,7 +182,7 @@ def _open(root: Path, settings: config.Settings, dry_run: bool) -> PageIndex:
     """The index; created for an ingest, which fills it, not for anything else. An
     existing index keeps its own language; PDFINDEX_LANGUAGE is for a new one."""
     try:
-        return PageIndex(root, new_language=settings.language, create=not dry_run)
+        return PageIndex(root, new_language=settings.language, create=not dry_run, new_shards=settings.shards)
     except FileNotFoundError:
         raise IngestError(f"no index at {root}; ingest some PDFs first (or give the index folder)") from None
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pdfindex.indexer import PageIndex, PageWriter
+    from pdfindex.indexer.sharded_writer import ShardedWriter
 
     from .queue import HandOff
 
@@ -38,7 +39,7 @@ class Staging:
     def __init__(self, idle_drop: float = IDLE_DROP) -> None:
         self._idle_drop = idle_drop
         self._lock = threading.Lock()
-        self._writer: PageWriter | None = None
+        self._writer: PageWriter | ShardedWriter | None = None
         self._added: list[HandOff] = []
         self._timer: threading.Timer | None = None
 
@@ -63,7 +64,7 @@ class Staging:
             self._timer.daemon = True
             self._timer.start()
 
-    def take(self, batch: list[HandOff]) -> tuple[PageWriter | None, int]:
+    def take(self, batch: list[HandOff]) -> tuple[PageWriter | ShardedWriter | None, int]:
         """The open writer, if it holds the first items of ``batch`` (and how many),
         for the caller to finish and commit; (None, 0) otherwise. Either way this
         holds no writer afterwards."""

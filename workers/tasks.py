@@ -199,7 +199,7 @@ def write(self: Task) -> None:
     for a second; never a commit per file."""
     r = queue.client(settings)
     try:
-        index = PageIndex(settings.index_dir, new_language=settings.language)
+        index = PageIndex(settings.index_dir, new_language=settings.language, new_shards=settings.shards)
         stage = (lambda batch: _STAGING.stage(index, batch)) if is_dedicated_writer() else None
         queue.drain(r, settings.batch_pages, lambda batch, ensure: write_batch(index, batch, ensure),
                     settings.roots, _VERIFY, defer=_defer(r), stage=stage)

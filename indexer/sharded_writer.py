@@ -1,0 +1,95 @@
+"""The writer of a sharded index: a PageWriter per shard, and the paths between them.
+
+Each operation goes to the shard of its document (``shards.shard_of``). What
+crosses shards is a path: a changed file is a new content, so its new version may
+land in another shard than the old one, and a copy may replace another content.
+One index's writer takes a path given to one document from any other that held it;
+here the other shards are asked who holds it (``PageWriter.holders``) and told to
+let it go (``remove_path``), so no path ends up on two documents.
+
+Each shard commits on its own when its batch is full; ``commit`` commits them all.
+A failure in one shard cancels the others' batches: each shard's index is as its
+last commit left it, so a document is in the index whole or not at all. A path
+taken from a document in a shard that committed, for a document in a shard that
+failed, is gone from both until the file is ingested again (the failure is
+reported, and the next ingest sees the file as new).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from .records import DocumentRecord, PageRecord
+from .shards import ShardedIndex, shard_of
+from .writer import PageWriter
+
+
+def _shard(ix: Callable[[], ShardedIndex], k: int) -> Callable[[], Any]:
+    """Shard ``k`` of the index as it is at each lock (a reindex may switch it)."""
+    return lambda: ix().shards[k]
+
+
+class ShardedWriter:
+    """``PageWriter``'s interface over the shards of one index."""
+
+    def __init__(self, ix: Callable[[], ShardedIndex], batch_pages: int = 2000, lock_timeout: float = 30.0,
+                 root: Path | str = "the index") -> None:
+        self._writers = [PageWriter(_shard(ix, k), batch_pages=batch_pages, lock_timeout=lock_timeout, root=root)
+                         for k in range(len(ix().shards))]
+
+    @property
+    def rejected(self) -> list[DocumentRecord]:
+        return [record for writer in self._writers for record in writer.rejected]
+
+    def __enter__(self) -> ShardedWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc is None:
+            self.commit()
+        else:
+            self.cancel()
+
+    def _shard(self, doc_hash: str) -> int:
+        return shard_of(doc_hash, len(self._writers)) if isinstance(doc_hash, str) else 0
+
+    def _claim(self, shard: int, path: object) -> None:
+        """Take ``path`` from the documents of other shards that hold it."""
+        if not isinstance(path, str):
+            return
+        for other, writer in enumerate(self._writers):
+            if other != shard:
+                for holder in writer.holders(path):
+                    writer.remove_path(holder, path)
+
+    def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
+        shard = self._shard(doc.doc_hash)
+        self._claim(shard, doc.path)
+        self._writers[shard].add(doc, pages)
+
+    def add_path(self, doc_hash: str, path: str) -> None:
+        shard = self._shard(doc_hash)
+        self._claim(shard, path)
+        self._writers[shard].add_path(doc_hash, path)
+
+    def remove_path(self, doc_hash: str, path: str) -> None:
+        self._writers[self._shard(doc_hash)].remove_path(doc_hash, path)
+
+    def delete(self, doc_hash: str) -> None:
+        self._writers[self._shard(doc_hash)].delete(doc_hash)
+
+    def commit(self) -> None:
+        for done, writer in enumerate(self._writers):
+            try:
+                writer.commit()
+            except BaseException:
+                for rest in self._writers[done + 1:]:
+                    rest.cancel()
+                raise
+
+    def cancel(self) -> None:
+        for writer in self._writers:
+            writer.cancel()
