@@ -68,7 +68,8 @@ only ever add wall-clock time, and the CPU time shows how much.
 
 Usage::
 
-    .venv/bin/python bench/search_speed.py [--pages 50000] [--batch N] [--reps 40] [--keep DIR]
+    .venv/bin/python bench/search_speed.py [--pages 50000] [--shards K] [--batch N] [--reps 40] [--no-fts5]
+        [--keep DIR]
 """
 from __future__ import annotations
 
@@ -500,9 +501,11 @@ class IndexReport:
         return self.pages / self.seconds if self.seconds > 0 else math.inf
 
 
-def build_pdfindex(corpus: Corpus, root: Path, language: str, batch_pages: int) -> tuple[PageIndex, IndexReport]:
-    """Index the corpus through one PageWriter; returns the index and its report."""
-    index = PageIndex(root, language)
+def build_pdfindex(corpus: Corpus, root: Path, language: str, batch_pages: int,
+                   shards: int = 1) -> tuple[PageIndex, IndexReport]:
+    """Index the corpus through the index's writer (one PageWriter, or one per shard
+    in this process); returns the index and its report."""
+    index = PageIndex(root, language, new_shards=shards)
     started, cpu = time.perf_counter(), time.process_time()
     with index.writer(batch_pages=batch_pages) as writer:
         for doc in corpus.documents:
@@ -750,6 +753,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--pages", type=int, default=DEFAULT_PAGES, help=f"pages to generate (default {DEFAULT_PAGES})")
     parser.add_argument("--batch", type=int, default=settings.batch_pages,
                         help=f"pages per commit (default PDFINDEX_BATCH_PAGES or {settings.batch_pages})")
+    parser.add_argument("--shards", type=int, default=1, help="shards of the pdfindex index (default 1)")
+    parser.add_argument("--no-fts5", action="store_true", help="measure pdfindex alone")
     parser.add_argument("--reps", type=int, default=DEFAULT_REPS,
                         help=f"timed queries per class and highlight mode (default {DEFAULT_REPS})")
     parser.add_argument("--seed", type=int, default=SEED, help=f"corpus seed (default {SEED})")
@@ -757,8 +762,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="build the indexes in DIR (new or empty) and keep them: DIR/pdfindex, DIR/fts5.sqlite3")
     args = parser.parse_args(argv)
-    if args.pages < 1 or args.batch < 1 or args.reps < 1:
-        parser.error("--pages, --batch and --reps must be at least 1")
+    if args.pages < 1 or args.batch < 1 or args.reps < 1 or not 1 <= args.shards <= config.MAX_SHARDS:
+        parser.error(f"--pages, --batch and --reps must be at least 1, --shards from 1 to {config.MAX_SHARDS}")
     if args.keep is not None and args.keep.exists() and any(args.keep.iterdir()):
         parser.error(f"--keep {args.keep}: the directory is not empty")
     return args
@@ -801,14 +806,17 @@ def run(args: argparse.Namespace, workdir: Path) -> int:
     for qc in classes:
         say(f"  {qc.label}: e.g. {', '.join(q.whoosh for q in qc.queries[1:4])}")
 
-    say(f"\nindexing with pdfindex: one writer, batch_pages={args.batch}, language={args.language!r} ...")
-    index, ours = build_pdfindex(corpus, workdir / "pdfindex", args.language, args.batch)
+    say(f"\nindexing with pdfindex: {args.shards} shard(s) written from this process, batch_pages={args.batch} "
+        f"per shard, language={args.language!r} ...")
+    index, ours = build_pdfindex(corpus, workdir / "pdfindex", args.language, args.batch, args.shards)
     say(f"  {ours.pages} pages in {ours.seconds:.1f} s = {ours.pages_per_second:.0f} pages/s, "
         f"{ours.size_bytes / 1e6:.1f} MB")
     say("querying pdfindex ...")
     ours_m = measure_pdfindex(index, classes)
 
     support = fts5_support()
+    if args.no_fts5:
+        support = Fts5Support(False, False, "FTS5 left out (--no-fts5)")
     say(f"\n{support.note}")
     fts_report: IndexReport | None = None
     fts_m: Measurements | None = None

@@ -16,7 +16,7 @@ from whoosh.searching import Searcher
 
 from .exact import RERANK_WINDOW, TypedForms, rerank, typed_forms
 from .errors import QueryError
-from .phrase import AdjacentPhrase
+from .phrase import PAIR_FIELDS, AdjacentPhrase
 from .query import bound_expansions, parse, suggest
 from .listing import ListFilters, list_page_groups, list_pages
 from .records import COUNT_CAP, DocumentHits, Hit, SearchOptions, SearchResult, Span
@@ -159,11 +159,12 @@ def _order(options: SearchOptions) -> Any:
 
 
 def _has_phrase(query: Query, schema: Any) -> bool:
-    """Whether ``query`` holds a phrase matched by positions (one answered by a
-    word pair is a term)."""
-    if isinstance(query, AdjacentPhrase) and query.pair_term(schema) is not None:
-        return False
-    return isinstance(query, Phrase) or any(_has_phrase(child, schema) for child in query.children())
+    """Whether ``query`` holds a phrase over page text matched by positions (one
+    answered by a word pair is a term; a title's or file name's is short)."""
+    if isinstance(query, Phrase):
+        return query.fieldname in PAIR_FIELDS and not (
+            isinstance(query, AdjacentPhrase) and query.pair_term(schema) is not None)
+    return any(_has_phrase(child, schema) for child in query.children())
 
 
 def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: int | None) -> tuple[Any, bool]:
@@ -171,7 +172,12 @@ def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: in
     # Skipping blocks by quality hardly skips for a phrase (every block of two common
     # words holds a page that scores high), and then the total needs a second pass:
     # without skipping, the collector counts every match as it goes.
-    child = searcher.collector(limit=limit, sortedby=_order(options), optimize=not _has_phrase(query, searcher.schema))
+    optimize = not _has_phrase(query, searcher.schema)
+    child = searcher.collector(limit=limit, sortedby=_order(options), optimize=optimize)
+    if not optimize:
+        # Nor may it drop sub-matchers that cannot reach the top N (``replace``):
+        # their matches would be missing from the count.
+        child.replace = 0
     collector = _FilteredDeadlineCollector(child, allow, restrict, options.timeout)
     partial = False
     try:
@@ -227,7 +233,10 @@ def _total(results: Any, partial: bool, exact: bool) -> tuple[int, bool]:
     child = collector.child
     if not isinstance(child, TopCollector):  # it kept every match
         return len(results), False
-    if child.computes_count():  # it saw every match: the count is free and exact
+    # Without block skipping it saw every match: the count is free and exact. (Not
+    # ``computes_count``: it asks the last segment's matcher, which may not skip
+    # when earlier segments' did, and then reports a part of the count as all.)
+    if not child.usequality:
         return int(child.total), False
     if exact:
         return len(results), False

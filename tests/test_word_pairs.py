@@ -59,7 +59,11 @@ def _phrases() -> list[list[str]]:
 
 def _keys(ix: PageIndex, query: str) -> set[str]:
     result = ix.search(query, SearchOptions(limit=10_000, highlight=False, exact_count=True))
-    return {f"{h.doc_hash}:{h.page}" for h in result.hits}
+    keys = {f"{h.doc_hash}:{h.page}" for h in result.hits}
+    assert result.total == len(keys)
+    top = ix.search(query, SearchOptions(limit=3, highlight=False, exact_count=True))  # skipping, then counting
+    assert top.total == len(keys)
+    return keys
 
 
 @pytest.mark.parametrize("words", _phrases(), ids=" ".join)
