@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from .records import DocumentRecord, PageRecord
 from .shards import ShardedIndex, shard_of
-from .writer import PageWriter
+from .writer import Batch, PageWriter
 
 
 def _shard(ix: Callable[[], ShardedIndex], k: int) -> Callable[[], Any]:
@@ -31,7 +30,7 @@ def _shard(ix: Callable[[], ShardedIndex], k: int) -> Callable[[], Any]:
     return lambda: ix().shards[k]
 
 
-class ShardedWriter:
+class ShardedWriter(Batch):
     """``PageWriter``'s interface over the shards of one index."""
 
     def __init__(self, ix: Callable[[], ShardedIndex], batch_pages: int = 2000, lock_timeout: float = 30.0,
@@ -42,16 +41,6 @@ class ShardedWriter:
     @property
     def rejected(self) -> list[DocumentRecord]:
         return [record for writer in self._writers for record in writer.rejected]
-
-    def __enter__(self) -> ShardedWriter:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if exc is None:
-            self.commit()
-        else:
-            self.cancel()
 
     def _shard(self, doc_hash: str) -> int:
         return shard_of(doc_hash, len(self._writers)) if isinstance(doc_hash, str) else 0

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from whoosh.index import TOC, Index
 from whoosh.util.filelock import try_for
@@ -84,7 +84,28 @@ def _failure(doc: DocumentRecord, problem: str) -> DocumentRecord:
     )
 
 
-class PageWriter:
+class Batch:
+    """A writer as a context manager: commits on success, cancels and re-raises on
+    error (never commit after an error)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc is None:
+            self.commit()
+        else:
+            self.cancel()
+
+    def commit(self) -> None:
+        raise NotImplementedError
+
+    def cancel(self) -> None:
+        raise NotImplementedError
+
+
+class PageWriter(Batch):
     """Batches of document replacements and deletions, written at commit.
 
     A document new to the index (neither its content nor any of its paths is
@@ -118,16 +139,6 @@ class PageWriter:
         self._pending = 0
         self._rejected: list[DocumentRecord] = []  # by this batch, so far
         self.rejected: list[DocumentRecord] = []
-
-    def __enter__(self) -> PageWriter:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if exc is None:
-            self.commit()
-        else:
-            self.cancel()
 
     def _lock(self) -> None:
         """Take the lock ourselves rather than in SegmentWriter: it reads the table
@@ -249,29 +260,23 @@ class PageWriter:
 
     def holders(self, path: str) -> set[str]:
         """The documents holding ``path`` as this writer will leave the index: in
-        the index as the lock found it, unless this batch deletes them or takes
-        the path from them, and in the batch. (A sharded index asks each shard
-        before giving the path to a document in another.)"""
+        the index as the lock found it (a document added again keeps its paths),
+        unless this batch deletes them or takes the path from them, and in the
+        batch. (A sharded index asks each shard before giving the path to a
+        document in another.)"""
         self._lock()
-        found: set[str] = set()
-        for stored in self._searcher.documents(paths=path_term(path), kind=KIND_DOC):
-            other = stored.get("doc_hash")
-            if isinstance(other, str) and other not in self._ops:
-                found.add(other)
-        for other in (self._paths.get(path), self._added_paths.get(path)):
-            if other is not None:
-                found.add(other)
-        for other, op in self._ops.items():  # path changes: few, beside the additions
-            if isinstance(op, _PathChange) and path in op.add:
-                found.add(other)
+        indexed = {h for stored in self._searcher.documents(paths=path_term(path), kind=KIND_DOC)
+                   if isinstance(h := stored.get("doc_hash"), str)}
+        batch = {h for h in (self._paths.get(path), self._added_paths.get(path)) if h is not None}
+        batch.update(other for other, op in self._ops.items() if isinstance(op, _PathChange) and path in op.add)
         kept = set()
-        for other in found:
+        for other in indexed | batch:
             op = self._ops.get(other, _PathChange())
-            if isinstance(op, tuple):
-                if path in op[0].all_paths:
-                    kept.add(other)
-            elif op is not None and path not in op.remove:
-                kept.add(other)
+            if op is None or (isinstance(op, _PathChange) and path in op.remove):
+                continue
+            if isinstance(op, tuple) and other not in indexed and path not in op[0].all_paths:
+                continue
+            kept.add(other)
         return kept
 
     def delete(self, doc_hash: str) -> None:
