@@ -76,18 +76,6 @@ class ShardedIndex(Index):
     def searcher(self, **kwargs: Any) -> Searcher:
         return Searcher(self.reader(), fromindex=self, **kwargs)
 
-    def doc_count_all(self) -> int:
-        return sum(shard.doc_count_all() for shard in self.shards)
-
-    def doc_count(self) -> int:
-        return sum(shard.doc_count() for shard in self.shards)
-
-    def is_empty(self) -> bool:
-        return all(shard.is_empty() for shard in self.shards)
-
-    def last_modified(self) -> float:
-        return max(shard.last_modified() for shard in self.shards)
-
     def close(self) -> None:
         for shard in self.shards:
             shard.close()
