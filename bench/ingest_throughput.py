@@ -593,15 +593,32 @@ def other_clients(redis_url: str) -> list[str]:
             if str(c.get("db")) == str(REDIS_DB) and str(c.get("id")) != str(own)]
 
 
-def _alive(proc: subprocess.Popen[bytes]) -> bool:
-    """Whether anything of the worker's process group (the worker, its pool) remains."""
+def group_alive(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether anything of ``proc``'s process group (a worker and its pool, a
+    server) remains; the leader is reaped on the way, or it stays "alive" as a zombie."""
     if proc.poll() is None:
         return True
     try:
         os.killpg(proc.pid, 0)
     except ProcessLookupError:
         return False
+    except PermissionError:
+        return True
     return True
+
+
+def end_group(proc: subprocess.Popen[bytes], grace: float, what: str) -> None:
+    """After a stop signal: wait up to ``grace`` seconds for ``proc``'s process
+    group to end, then SIGKILL whatever of it is left."""
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and group_alive(proc):
+        time.sleep(0.05)
+    if group_alive(proc):
+        print(f"  {what} did not stop in {grace:g} s; killing its process group", file=sys.stderr)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)
 
 
 def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
@@ -610,18 +627,9 @@ def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
     with contextlib.suppress(ProcessLookupError):
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and _alive(proc):
-        time.sleep(0.1)
-    if _alive(proc):
-        print(f"  celery worker {proc.pid} did not stop in {grace:g} s; killing its process group",
-              file=sys.stderr)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=10)
+    end_group(proc, grace, f"celery worker {proc.pid}")
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(proc):  # orphaned pool processes being reaped
+    while time.monotonic() < deadline and group_alive(proc):  # orphaned pool processes being reaped
         time.sleep(0.1)
 
 

@@ -853,7 +853,7 @@ def run(args: argparse.Namespace, workdir: Path) -> int:
                 "whole run of Han characters as one token, so they only match a run that equals the query.")
         say("FTS5 latency excludes counting all matches (pdfindex's SearchResult.total includes it).")
     else:
-        say("FTS5 is not available in this Python's SQLite: its column is n/a.")
+        say(f"{support.note}: its column is n/a.")
     say(f"load average at the end: {load_average()} (other processes on the machine add to wall-clock times)")
     if args.keep is not None:
         say(f"indexes kept in {args.keep}")

@@ -357,35 +357,14 @@ def _tail(path: Path, lines: int = 4) -> str:
     return " | ".join(text.strip().splitlines()[-lines:])[:600]
 
 
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
 
 def stop_server(proc: subprocess.Popen[bytes], grace: float = SERVER_STOP_GRACE) -> None:
     """SIGTERM to the server's process group (uvicorn shuts down gracefully), then
     SIGKILL to whatever of the group is left after ``grace`` seconds."""
-    if _group_alive(proc.pid):
+    if ingest_throughput.group_alive(proc):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        proc.poll()  # reap the leader, or the group stays "alive" as a zombie
-        if not _group_alive(proc.pid):
-            break
-        time.sleep(0.05)
-    else:
-        print(f"serve_load: the server (process group {proc.pid}) did not stop in {grace:g} s; killing it",
-              file=sys.stderr)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=10)
+    ingest_throughput.end_group(proc, grace, f"serve_load: the server (process group {proc.pid})")
 
 
 def _healthy(proc: subprocess.Popen[bytes], port: int, log: Path, timeout: float) -> bool:

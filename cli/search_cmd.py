@@ -173,8 +173,8 @@ def open_index(args: argparse.Namespace, *, create: bool = False) -> PageIndex:
     settings = config.load()
     root = args.index or settings.index_dir
     try:
-        # searched in the language it was built with; read, not mapped: one search does not pay for the copy
-        return PageIndex(root, None, create=create, mapped=False)
+        # searched in the language it was built with
+        return PageIndex(root, None, create=create)
     except FileNotFoundError:
         raise CliError(f"no index at {shown(str(root))}; ingest some PDFs first (or pass --index)") from None
 

@@ -47,7 +47,7 @@ from .records import (
 )
 from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
 from .search import estimated_postings, run_search
-from .shards import ShardedIndex, shard_of
+from .shards import ShardedIndex, parts, shard_of
 from .segment_writer import PageSegmentWriter
 
 if TYPE_CHECKING:
@@ -86,25 +86,21 @@ class PageIndex:
     or may write, refused before anything in it is read."""
 
     def __init__(self, root: Path, language: str | None = None, *, create: bool = True,
-                 new_language: str = store.DEFAULT_LANGUAGE, mapped: bool = True, new_shards: int = 1) -> None:
+                 new_language: str = store.DEFAULT_LANGUAGE, new_shards: int = 1) -> None:
         """``language`` None: the one stored in the index (``new_language`` for a new
         one); given: the index must be in it (else ReindexNeeded), or is created in it.
         ``new_shards``: the shard count of an index created here (an existing one
-        keeps its own). ``mapped`` False: for a process that searches once
-        (``store.open_generation``)."""
+        keeps its own)."""
         self.root = Path(root)
-        self._mapped = mapped
         self.path, self._whoosh, self.language = store.open_index(self.root, language, create=create,
-                                                                  new_language=new_language, mapped=mapped,
-                                                                  new_shards=new_shards)
+                                                                  new_language=new_language, new_shards=new_shards)
         self._cached_searcher: Searcher | None = None
         self._cached_for: Index | None = None
 
     @property
     def shards(self) -> int:
         """How many shards the index has (1: not sharded)."""
-        ix = self._ix
-        return len(ix.shards) if isinstance(ix, ShardedIndex) else 1
+        return len(parts(self._ix))
 
     @property
     def _ix(self) -> Index:
@@ -112,8 +108,7 @@ class PageIndex:
         (by this process or another) switched to a new one."""
         target = store.current_target(self.root)
         if target is not None and target != self.path and target.resolve() != self.path.resolve():
-            self.path, self._whoosh, self.language = store.open_index(self.root, None, create=False,
-                                                                      mapped=self._mapped)
+            self.path, self._whoosh, self.language = store.open_index(self.root, None, create=False)
         return self._whoosh
 
     # ---- writing --------------------------------------------------------------
@@ -151,8 +146,7 @@ class PageIndex:
         """Storage faults as StorageError; and the files Whoosh opened for a read
         that failed on a damaged file are closed (it leaves them open)."""
         with store.storage_faults(self.root, doing):
-            ix = self._ix
-            storages = [shard.storage for shard in ix.shards] if isinstance(ix, ShardedIndex) else [ix.storage]
+            storages = [shard.storage for shard in parts(self._ix)]
             outer = [storage.tracked for storage in storages]
             for storage in storages:
                 storage.tracked = []
@@ -259,25 +253,21 @@ class PageIndex:
             by_status[str(doc.status)] = by_status.get(str(doc.status), 0) + 1
             for code in doc.problems:
                 problem_documents[code] = problem_documents.get(code, 0) + 1
-        with self._faults("counting pages"), self._ix.searcher() as searcher:
-            pages = len(searcher.search(Term("kind", KIND_PAGE), limit=None, scored=False))
+        with self._faults("counting pages"):
+            shard_pages = tuple(self._shard_pages())
             problem_pages: dict[str, int] = {}
-            if "problem" in searcher.schema:
-                for term in searcher.reader().lexicon("problem"):
-                    code = term.decode("utf-8")
-                    count = sum(1 for _ in searcher.docs_for_query(Term("problem", code)))  # not deleted ones
-                    if count:
-                        problem_pages[code] = count
-            shard_pages = tuple(self._shard_pages()) if self.shards > 1 else (pages,)
-        return Stats(documents, pages, by_status, store.size_on_disk(self.root), str(self.root),
+            with self._ix.searcher() as searcher:
+                if "problem" in searcher.schema:
+                    for term in searcher.reader().lexicon("problem"):
+                        code = term.decode("utf-8")
+                        count = sum(1 for _ in searcher.docs_for_query(Term("problem", code)))  # not deleted ones
+                        if count:
+                            problem_pages[code] = count
+        return Stats(documents, sum(shard_pages), by_status, store.size_on_disk(self.root), str(self.root),
                      problem_pages=problem_pages, problem_documents=problem_documents, shard_pages=shard_pages)
 
-    def _shard_indexes(self) -> list[Index]:
-        ix = self._ix
-        return list(ix.shards) if isinstance(ix, ShardedIndex) else [ix]
-
     def _shard_pages(self) -> Iterator[int]:
-        for shard in self._shard_indexes():
+        for shard in parts(self._ix):
             with shard.searcher() as searcher:
                 yield len(searcher.search(Term("kind", KIND_PAGE), limit=None, scored=False))
 
@@ -287,7 +277,7 @@ class PageIndex:
         routes to, and no path is on two documents. Returns what is wrong (empty:
         fine)."""
         problems: list[str] = []
-        shards = self._shard_indexes()
+        shards = parts(self._ix)
         holders: dict[str, list[str]] = {}
         with self._faults("checking the index"):
             for k, shard in enumerate(shards):
@@ -350,7 +340,7 @@ def reindex(root: Path, language: str | None = None, batch_pages: int = 2000, lo
             raise StorageError(f"{root}: no index to rebuild; ingest files first")
         language = language or store.stored_language(root) or store.DEFAULT_LANGUAGE
         old = store.open_generation(root, old_path)
-        old_shards = old.shards if isinstance(old, ShardedIndex) else [old]
+        old_shards = parts(old)
         locks = []
         try:
             for shard in old_shards:
@@ -368,7 +358,7 @@ def reindex(root: Path, language: str | None = None, batch_pages: int = 2000, lo
 
 def _copy_into_new_generation(root: Path, old: Index, language: str, batch_pages: int, shards: int) -> int:
     new_path, new = store.new_generation(root, language, shards)
-    targets = new.shards if isinstance(new, ShardedIndex) else [new]
+    targets = parts(new)
     for target in targets:
         target.storage.tracked = []  # closed on failure: open files would keep a full disk full
     copied = 0

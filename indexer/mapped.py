@@ -23,8 +23,8 @@ MAPPED_SUFFIX = ".seg"
 
 
 class _ViewStream:
-    """What ``BytesIO`` offers a ``StructFile`` (read, seek, tell), over a
-    memoryview and without copying it."""
+    """What ``BytesIO`` offers a ``StructFile`` (read, readline: ``pickle.load``
+    wants both; seek, tell), over a memoryview and without copying it."""
 
     def __init__(self, view: memoryview) -> None:
         self._view = view

@@ -32,8 +32,10 @@ from whoosh.matching import IntersectionMatcher, NullMatcher, RequireMatcher, Wr
 from whoosh.query import Phrase, Term
 from whoosh.util import make_binary_tree
 
+from .textfields import PAIR_FIELD
+
 #: The field holding a text field's common-word pairs.
-PAIR_FIELDS = {"text": "text_pairs"}
+PAIR_FIELDS = {"text": PAIR_FIELD}
 
 
 def _positions_decoder(field: Any) -> Any:

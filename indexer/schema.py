@@ -21,7 +21,7 @@ from whoosh.lang import has_stopwords, stopwords_for_language
 
 from .analysis import PageTokenizer, PathsTokenizer
 from .records import DocumentRecord, PageProblem, PageRecord, Status
-from .textfields import PageText, WordPairs, common_terms
+from .textfields import PAIR_FIELD, PageText, WordPairs, common_terms
 
 #: 3: author, subject, keywords, created, modified, date, paths; exact forms
 #: indexed beside stems. 4: exact forms no longer indexed (indexer/exact.py).
@@ -64,7 +64,7 @@ def build_schema(language: str) -> Schema:
         producer=PageText(analyzer=text, stored=True),
         page=NUMERIC(int, stored=True, shift_step=16),
         text=PageText(analyzer=text, stored=True, phrase=True, multitoken_query="phrase"),
-        text_pairs=WordPairs(text, common_terms(text, _common_words(language))),  # the page text again
+        **{PAIR_FIELD: WordPairs(text, common_terms(text, _common_words(language)))},  # the page text again
         author=PageText(analyzer=text, stored=True),
         subject=PageText(analyzer=text, stored=True),
         keywords=PageText(analyzer=text, stored=True),
@@ -124,7 +124,7 @@ def _filename_of(path: str) -> str:
 
 
 #: Fields holding a page's whole text: checked for their type only.
-_PAGE_TEXT = frozenset({"text", "text_pairs"})
+_PAGE_TEXT = frozenset({"text", PAIR_FIELD})
 
 
 def problem_in_fields(schema: Schema, fields: dict[str, Any]) -> str | None:
@@ -201,7 +201,7 @@ def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
         "key": f"{doc.doc_hash}:{page.number}", "kind": KIND_PAGE, "doc_hash": doc.doc_hash,
         "path": path_term(doc.path), "_stored_path": doc.path, "filename": filename_words(_filename_of(doc.path)),
         "title": doc.title, "producer": doc.producer, "page": page.number,
-        "page_count": doc.page_count, "text": page.text, "text_pairs": page.text, "glyphs": page.glyphs,
+        "page_count": doc.page_count, "text": page.text, PAIR_FIELD: page.text, "glyphs": page.glyphs,
         "unresolved": page.unresolved,
         "needs_ocr": page.needs_ocr, "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested,
         **_metadata_fields(doc),

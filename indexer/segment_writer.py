@@ -35,9 +35,6 @@ class _LoadedLengths:
         # as Whoosh's reader: a length byte of 0 gives None (no length)
         return byte_to_length(byte) if byte else None
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._reader, name)
-
 
 class PageSegmentWriter(SegmentWriter):
     """A SegmentWriter whose commit looks lengths up in memory."""

@@ -42,6 +42,11 @@ def shard_of(doc_hash: str, count: int) -> int:
     return int.from_bytes(digest, "big") % count
 
 
+def parts(ix: Index) -> list[FileIndex]:
+    """The Whoosh indexes of an index: its shards, or the index itself."""
+    return list(ix.shards) if isinstance(ix, ShardedIndex) else [ix]
+
+
 class ShardedIndex(Index):
     """The shards of one generation as one read-only Whoosh index."""
 
@@ -51,10 +56,6 @@ class ShardedIndex(Index):
     @property
     def schema(self) -> Any:
         return self.shards[0].schema
-
-    @property
-    def storage(self) -> Any:  # the first shard's: where ``PageIndex`` tracks files it opens
-        return self.shards[0].storage
 
     def latest_generation(self) -> tuple[int, ...]:
         return tuple(shard.latest_generation() for shard in self.shards)

@@ -66,10 +66,6 @@ class PrivateStorage(FileStorage):
     """Whoosh's file storage creating every file 0600 and directory 0700, whatever
     the umask (changing the umask would be process-wide, so other threads' files too)."""
 
-    #: Read segment files through memory maps without copying them (``mapped``);
-    #: Whoosh's own mapping is off (it copies each sub-file into memory).
-    zero_copy = False
-
     #: Files created or opened through this storage (and its temporary ones) while
     #: a writer works or an index is being opened: what a failure leaves open is
     #: closed from here (Whoosh does not), else a full disk stays full.
@@ -89,7 +85,7 @@ class PrivateStorage(FileStorage):
         return self._track(StructFile(fileobj, name=name, **kwargs), name)
 
     def open_file(self, name: str, **kwargs: Any) -> Any:
-        if self.zero_copy and name.endswith(MAPPED_SUFFIX):
+        if name.endswith(MAPPED_SUFFIX):  # mapped here, not copied (Whoosh's own mapping is off)
             return self._track(open_mapped(self._fpath(name), name), name)
         return self._track(super().open_file(name, **kwargs), name)
 
@@ -265,13 +261,14 @@ def new_generation(root: Path, language: str, shards: int = 1) -> tuple[Path, Fi
         make_private_dir(path)
         storages: list[PrivateStorage] = []
         try:
+            schema = build_schema(language)
             indexes = []
             for folder in _shard_folders(path, shards):
                 make_private_dir(folder, exist_ok=True)
                 storage = PrivateStorage(str(folder))
                 storage.tracked = []  # what a full disk leaves open is closed, else its space stays taken
                 storages.append(storage)
-                indexes.append(storage.create_index(build_schema(language), indexname=INDEX_NAME))
+                indexes.append(storage.create_index(schema, indexname=INDEX_NAME))
             meta = json.dumps({"schema_version": SCHEMA_VERSION, "language": language, "shards": shards})
             fd = os.open(path / _META, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, _FILE_MODE)
             with os.fdopen(fd, "w") as out:
@@ -351,14 +348,13 @@ class UnknownLanguage(SearchIndexError):
 
 
 def open_index(root: Path, language: str | None, create: bool = True, new_language: str = DEFAULT_LANGUAGE,
-               mapped: bool = True, new_shards: int = 1) -> tuple[Path, FileIndex | ShardedIndex, str]:
+               new_shards: int = 1) -> tuple[Path, FileIndex | ShardedIndex, str]:
     """Open the current generation, creating the first one (in ``language``, else
     ``new_language``, with ``new_shards`` shards) when allowed; returns it with its
     language. ``language`` None
     takes the language stored in the index (what every reader and writer wants: the
     index was analysed with it); a language given must be the stored one. Raises
-    FileNotFoundError when there is no index and ``create`` is False. ``mapped``:
-    see ``open_generation``."""
+    FileNotFoundError when there is no index and ``create`` is False."""
     for name in (language, new_language):
         if name is not None:
             check_language(name)
@@ -389,7 +385,7 @@ def open_index(root: Path, language: str | None, create: bool = True, new_langua
             f"PDFINDEX_LANGUAGE={stored}, or run `pdfindex reindex --language {language}` to change the index"
         )
     _tighten(root, path)
-    return path, open_generation(root, path, mapped, shards_of(root, meta)), stored
+    return path, open_generation(root, path, shards_of(root, meta)), stored
 
 
 def _refuse_foreign_folder(root: Path) -> None:
@@ -416,26 +412,22 @@ def shards_of(root: Path, meta: dict[str, Any]) -> int:
                            "or delete the index and ingest again") from None
 
 
-def open_generation(root: Path, path: Path, mapped: bool = True,
-                    shards: int | None = None) -> FileIndex | ShardedIndex:
+def open_generation(root: Path, path: Path, shards: int | None = None) -> FileIndex | ShardedIndex:
     """The index of a generation that ``trusted_generation`` has checked: one
     Whoosh index, or a ShardedIndex (``shards`` None: as its settings say).
     Opening reads the tables of contents, and a damaged one can fail in any way.
-
-    ``mapped`` reads segment files through memory maps (``indexer.mapped``: pages
-    come from the page cache as queries touch them, nothing is copied); False,
-    with plain reads (a process that searches once gains nothing from mapping,
-    and long posting lists read 15-40 % slower)."""
+    Segment files are read through memory maps (``indexer.mapped``): pages come
+    from the page cache as queries touch them, nothing is copied, so opening costs
+    a one-search command no more than plain reads would."""
     if shards is None:
         with storage_faults(root, "opening the index"):
             shards = shards_of(root, _read_meta(root, path))
-    indexes = [_open_whoosh(root, path, folder, mapped) for folder in _shard_folders(path, shards)]
+    indexes = [_open_whoosh(root, path, folder) for folder in _shard_folders(path, shards)]
     return indexes[0] if shards == 1 else ShardedIndex(indexes)
 
 
-def _open_whoosh(root: Path, path: Path, folder: Path, mapped: bool) -> FileIndex:
-    storage = PrivateStorage(str(folder), supports_mmap=False)
-    storage.zero_copy = mapped
+def _open_whoosh(root: Path, path: Path, folder: Path) -> FileIndex:
+    storage = PrivateStorage(str(folder), supports_mmap=False)  # segment files: open_file maps them
     storage.tracked = []
     try:
         return storage.open_index(INDEX_NAME)

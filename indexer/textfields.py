@@ -34,6 +34,8 @@ from .analysis import PageTokenizer
 
 #: Between the two words of a pair term: no term holds a space.
 PAIR_SEPARATOR = " "
+#: The field of the page text's common-word pairs.
+PAIR_FIELD = "text_pairs"
 
 
 def _positions_value(positions: list[int]) -> bytes:

@@ -3,24 +3,19 @@ class it times must find pages in pdfindex and in SQLite FTS5, and both engines
 must return exactly the planted pages for rare terms. Nothing is timed."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.bench_module import load_bench
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "search_speed.py"
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("search_speed_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while being defined
-    spec.loader.exec_module(module)
-    return module
+    return load_bench(BENCH, "search_speed_bench")
 
 
 def test_generator_is_deterministic_and_shaped(bench: ModuleType) -> None:

@@ -6,7 +6,6 @@ failures; bad arguments and an index that is not the bench corpus are refused in
 one line. The figures themselves are not judged."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -20,6 +19,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.bench_module import load_bench
+
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "serve_load.py"
 ROOT = BENCH.parents[1]
 CLASSES = ["rare", "common", "phrase"]
@@ -32,12 +33,7 @@ def bench() -> Iterator[ModuleType]:
     other benches do when run as scripts)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.syspath_prepend(str(BENCH.parent))
-        spec = importlib.util.spec_from_file_location("serve_load_bench", BENCH)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up while being defined
-        spec.loader.exec_module(module)
-        yield module
+        yield load_bench(BENCH, "serve_load_bench")
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,7 @@ from pdfindex.indexer import (
     SearchResult,
     Status,
 )
+from pdfindex.indexer.mapped import MappedFile
 from tests.index_helpers import GB, JIS, KS, cjk_pdf, extracted, folded, page, record, sha
 
 # ---- the library -------------------------------------------------------------------
@@ -687,21 +688,25 @@ def test_readers_work_while_a_writer_holds_the_lock(big: PageIndex) -> None:
     assert big.search("uncommitted").total == 0
 
 
-# ---- read, not mapped: what one-search commands open ----------------------------------------
+# ---- segment files mapped, not copied -------------------------------------------------------
 
 @pytest.mark.parametrize("query", ["cat", "quarterly report", '"hello world"', "qu*", "title:annual", "东京", "*"])
-def test_an_index_read_without_memory_maps_answers_the_same(library: Library, query: str) -> None:
-    """The CLI opens indexes with plain reads (``mapped=False``: no copy of every
-    segment into memory); every answer is the mapped one's."""
-    plain = PageIndex(library.ix.root, None, create=False, mapped=False)
+def test_segments_are_read_from_maps_without_copies(library: Library, query: str) -> None:
+    """Every segment a searcher opens reads its compound file through our map
+    (indexer/mapped.py), not through Whoosh's map, which copied each sub-file into
+    memory; a fresh index's answers are those of the long-open one."""
+    fresh = PageIndex(library.ix.root, None, create=False)
 
     def answer(ix: PageIndex) -> list[tuple[str, int, float, str]]:
         result = ix.search(query, SearchOptions(limit=50, exact_count=True))
         return [(h.path, h.page, round(h.score, 6), h.snippet) for h in result.hits] + [("total", result.total, 0, "")]
 
     try:
-        assert answer(plain) == answer(library.ix)
+        assert answer(fresh) == answer(library.ix)
+        leaves = [reader for reader, _ in fresh._searcher().reader().leaf_readers()]
+        compound = [reader._storage.a for reader in leaves]  # the segment's files over the folder's
+        assert compound and all(isinstance(files._file, MappedFile) and files._source is None for files in compound)
         first = sha(next(iter(library.records)))
-        assert plain.document(first) == library.ix.document(first)
+        assert fresh.document(first) == library.ix.document(first)
     finally:
-        plain.close()
+        fresh.close()
