@@ -339,6 +339,6 @@ def cmd_reindex(args: argparse.Namespace) -> int:
             raise CliError(f"no index at {shown(str(root))}")
         language = args.language or before  # without --language the index keeps its own
         copied = reindex(root, language, shards=args.shards)
-    shards = f", {args.shards} shards" if args.shards else ""
+    shards = f", {args.shards} shard{'s' if args.shards > 1 else ''}" if args.shards else ""
     print(f"reindexed {copied} records into {shown(str(root))} (language {shown(language)}{shards})")
     return 0
