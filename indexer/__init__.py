@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from whoosh.index import Index
 from whoosh.query import Term
@@ -51,8 +51,12 @@ from .shards import ShardedIndex, parts, shard_of
 from .segment_writer import PageSegmentWriter
 
 if TYPE_CHECKING:
+    from .shard_processes import ParallelShardedWriter
     from .sharded_writer import ShardedWriter
     from .writer import PageWriter
+
+    #: What ``PageIndex.writer`` returns: each has PageWriter's interface.
+    IndexWriter: TypeAlias = "PageWriter | ShardedWriter | ParallelShardedWriter"
 
 __all__ = [
     "DocumentHits",
@@ -113,10 +117,17 @@ class PageIndex:
 
     # ---- writing --------------------------------------------------------------
 
-    def writer(self, batch_pages: int = 2000, lock_timeout: float = 30.0) -> PageWriter | ShardedWriter:
+    def writer(self, batch_pages: int = 2000, lock_timeout: float = 30.0, *,
+               processes: bool = False) -> IndexWriter:
         """The index's writer (a PageWriter, or a ShardedWriter routing to one per
-        shard); ``batch_pages`` is per shard."""
+        shard); ``batch_pages`` is per shard. ``processes``: a sharded index's
+        shards are written by a process each (``ParallelShardedWriter``), for bulk
+        ingestion; it costs a process start per shard."""
         # a search never writes: the writers are not in its start-up
+        if isinstance(self._ix, ShardedIndex) and processes:
+            from .shard_processes import ParallelShardedWriter  # noqa: PLC0415
+
+            return ParallelShardedWriter(self.root, self.shards, batch_pages=batch_pages, lock_timeout=lock_timeout)
         if isinstance(self._ix, ShardedIndex):
             from .sharded_writer import ShardedWriter  # noqa: PLC0415
 

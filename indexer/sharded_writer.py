@@ -25,7 +25,7 @@ from .shards import ShardedIndex, shard_of
 from .writer import Batch, PageWriter
 
 
-def _shard(ix: Callable[[], ShardedIndex], k: int) -> Callable[[], Any]:
+def shard_index(ix: Callable[[], ShardedIndex], k: int) -> Callable[[], Any]:
     """Shard ``k`` of the index as it is at each lock (a reindex may switch it)."""
     return lambda: ix().shards[k]
 
@@ -35,7 +35,7 @@ class ShardedWriter(Batch):
 
     def __init__(self, ix: Callable[[], ShardedIndex], batch_pages: int = 2000, lock_timeout: float = 30.0,
                  root: Path | str = "the index") -> None:
-        self._writers = [PageWriter(_shard(ix, k), batch_pages=batch_pages, lock_timeout=lock_timeout, root=root)
+        self._writers = [PageWriter(shard_index(ix, k), batch_pages=batch_pages, lock_timeout=lock_timeout, root=root)
                          for k in range(len(ix().shards))]
 
     @property

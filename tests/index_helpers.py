@@ -83,3 +83,20 @@ def folded(text: str) -> str:
 def index_dirs(root: Path) -> list[str]:
     """The generation directories under an index root, sorted."""
     return sorted(p.name for p in root.iterdir() if p.name.startswith("gen-"))
+
+
+def shard_writer_pids(root: Path) -> list[int]:
+    """The living shard writer processes (indexer/shard_processes.py) of the index at
+    ``root``, found by their command lines: tests check that none is left behind."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if b"pdfindex.indexer.shard_processes" in argv and str(root).encode() in argv and state != "Z":
+            pids.append(int(entry.name))
+    return pids

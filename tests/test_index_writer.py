@@ -18,7 +18,7 @@ import pytest
 
 from pdfindex import indexer
 from pdfindex.indexer import IndexBusy, PageIndex, ReindexNeeded, SearchIndexError, SearchOptions, Status
-from tests.index_helpers import index_dirs, page, record, sha
+from tests.index_helpers import index_dirs, page, record, sha, shard_writer_pids
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -214,8 +214,8 @@ from pathlib import Path
 from pdfindex.indexer import PageIndex
 from tests.index_helpers import page, record
 
-root, per_commit, commits = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-writer = PageIndex(root).writer(batch_pages=10**9, lock_timeout=10)
+root, per_commit, commits, processes = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+writer = PageIndex(root).writer(batch_pages=10**9, lock_timeout=10, processes=processes)
 i = 0
 while True:
     pages = [page(p, f"marker{i:05d} page{p} shared words") for p in (1, 2, 3)]
@@ -230,8 +230,9 @@ while True:
 """
 
 
-def _spawn(root: Path, per_commit: int, commits: int) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", _CHILD, str(root), str(per_commit), str(commits)],
+def _spawn(root: Path, per_commit: int, commits: int, processes: bool) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-c", _CHILD, str(root), str(per_commit), str(commits),
+                             "1" if processes else "0"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -269,11 +270,25 @@ def _assert_whole_prefix(ix: PageIndex, committed: int, written: int | None = No
     return count
 
 
-@pytest.mark.parametrize("shards", [1, 3])
-def test_writer_process_killed_mid_batch(tmp_path: Path, shards: int) -> None:
+#: One writer; three shards written from one process; three shards with a writer
+#: process each (indexer/shard_processes.py), which outlive their killed caller
+#: only until they notice it is gone, cancelling what they had not committed.
+_WRITERS = pytest.mark.parametrize(("shards", "processes"), [(1, False), (3, False), (3, True)],
+                                   ids=["one", "shards", "shard-processes"])
+
+
+def _wait_for_shard_writers_to_end(root: Path) -> None:
+    deadline = time.monotonic() + 15
+    while shard_writer_pids(root) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert shard_writer_pids(root) == []
+
+
+@_WRITERS
+def test_writer_process_killed_mid_batch(tmp_path: Path, shards: int, processes: bool) -> None:
     root = tmp_path / "index"
     PageIndex(root, new_shards=shards)  # created before the child starts, so both agree on the generation
-    proc = _spawn(root, per_commit=10, commits=4)
+    proc = _spawn(root, per_commit=10, commits=4, processes=processes)
     watchdog = threading.Timer(60, proc.kill)
     watchdog.start()
     try:
@@ -293,6 +308,7 @@ def test_writer_process_killed_mid_batch(tmp_path: Path, shards: int) -> None:
             if stream:
                 stream.close()
     assert proc.returncode == -signal.SIGKILL
+    _wait_for_shard_writers_to_end(root)
 
     ix = PageIndex(root)
     # Exactly the committed documents: nothing of the killed batch, nothing partial.
@@ -309,12 +325,12 @@ def test_writer_process_killed_mid_batch(tmp_path: Path, shards: int) -> None:
     assert ix.search("shared", SearchOptions(limit=1)).total == 180
 
 
-@pytest.mark.parametrize("shards", [1, 3])
-def test_writer_process_killed_while_committing_often(tmp_path: Path, shards: int) -> None:
+@_WRITERS
+def test_writer_process_killed_while_committing_often(tmp_path: Path, shards: int, processes: bool) -> None:
     # One document per commit: the kill most likely lands inside a commit.
     root = tmp_path / "index"
     PageIndex(root, new_shards=shards)
-    proc = _spawn(root, per_commit=1, commits=10**6)
+    proc = _spawn(root, per_commit=1, commits=10**6, processes=processes)
     watchdog = threading.Timer(60, proc.kill)
     watchdog.start()
     try:
@@ -330,6 +346,7 @@ def test_writer_process_killed_while_committing_often(tmp_path: Path, shards: in
             if stream:
                 stream.close()
     assert lines[-1] == "committed 25"
+    _wait_for_shard_writers_to_end(root)
     ix = PageIndex(root)
     assert ix.shards == shards
     count = _assert_whole_prefix(ix, committed=25, written=None if shards == 1 else 10**6)

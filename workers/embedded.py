@@ -1,5 +1,6 @@
 """Ingest without a server: extraction in a local process pool, index writes in
-this process (the single writer).
+this process (the single writer), or, for a sharded index, in a process per shard
+(``ParallelShardedWriter``) to which this one routes the outcomes.
 
 The pool is billiard's, the one Celery's prefork workers use, for its per-task
 soft and hard time limits: a file that runs too long gets SoftTimeLimitExceeded
@@ -101,7 +102,7 @@ def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settin
             pool.apply_async(_extract_job, (str(job.path), job.doc_hash, passwords, roots),
                              callback=partial(_put, results, number, True),
                              error_callback=partial(_put, results, number, False))
-        with index.writer(batch_pages=settings.batch_pages) as writer:
+        with index.writer(batch_pages=settings.batch_pages, processes=True) as writer:
             try:
                 while pending:
                     try:

@@ -21,8 +21,7 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pdfindex.indexer import PageIndex, PageWriter
-    from pdfindex.indexer.sharded_writer import ShardedWriter
+    from pdfindex.indexer import IndexWriter, PageIndex
 
     from .queue import HandOff
 
@@ -39,7 +38,7 @@ class Staging:
     def __init__(self, idle_drop: float = IDLE_DROP) -> None:
         self._idle_drop = idle_drop
         self._lock = threading.Lock()
-        self._writer: PageWriter | ShardedWriter | None = None
+        self._writer: IndexWriter | None = None
         self._added: list[HandOff] = []
         self._timer: threading.Timer | None = None
 
@@ -64,7 +63,7 @@ class Staging:
             self._timer.daemon = True
             self._timer.start()
 
-    def take(self, batch: list[HandOff]) -> tuple[PageWriter | ShardedWriter | None, int]:
+    def take(self, batch: list[HandOff]) -> tuple[IndexWriter | None, int]:
         """The open writer, if it holds the first items of ``batch`` (and how many),
         for the caller to finish and commit; (None, 0) otherwise. Either way this
         holds no writer afterwards."""
