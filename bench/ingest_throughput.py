@@ -430,8 +430,9 @@ def _children_cpu() -> float:
 
 def child_env(broker_url: str | None) -> dict[str, str]:
     """The environment of every command: ours without PDFINDEX_* settings (defaults
-    apply, so runs are comparable), plus the broker when given."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}
+    apply, so runs are comparable) but the shard count ``--shards`` set, plus the
+    broker when given."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_") or k == "PDFINDEX_SHARDS"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     if broker_url:
         env["PDFINDEX_BROKER_URL"] = broker_url
@@ -1141,11 +1142,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help=f"Redis server of the celery mode, without a database: only database {REDIS_DB} is used "
                         f"(default {DEFAULT_REDIS})")
     p.add_argument("--keep", type=Path, help="generate the PDFs into this folder and keep them")
+    p.add_argument("--shards", type=int, default=1,
+                   help="shards of each run's new index (default 1; embedded mode then writes a process per shard)")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                    help=f"seconds allowed per ingest command (default {DEFAULT_TIMEOUT:g})")
     args = p.parse_args(argv)
-    if args.files < 1 or args.runs < 1:
-        p.error("--files and --runs must be at least 1")
+    from pdfindex.config import MAX_SHARDS  # noqa: PLC0415 - after sys.path is set
+
+    if args.files < 1 or args.runs < 1 or not 1 <= args.shards <= MAX_SHARDS:
+        p.error(f"--files and --runs must be at least 1, --shards from 1 to {MAX_SHARDS}")
     args.redis = args.redis.rstrip("/")
     if not args.redis.startswith("redis://") or "/" in args.redis.split("://", 1)[1]:
         p.error(f"--redis: a redis:// URL without a database number (database {REDIS_DB} is always used)")
@@ -1224,12 +1229,13 @@ def run(args: argparse.Namespace, workdir: Path) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    os.environ["PDFINDEX_SHARDS"] = str(args.shards)  # child_env passes it on
     previous = signal.signal(signal.SIGTERM, _raise_on_sigterm)
     try:
         with tempfile.TemporaryDirectory(prefix="pdfindex-ingest-bench-") as tmp:
             print(f"pdfindex {revision()}; python {platform.python_version()} ({sys.executable}), "
                   f"{platform.machine()}, {os.cpu_count()} CPUs; runs={args.runs}, modes={','.join(args.modes)}, "
-                  f"seed={args.seed}")
+                  f"shards={args.shards}, seed={args.seed}")
             start_revision = revision()
             report = run(args, Path(tmp))
             print(format_report(report, args.runs))
