@@ -17,9 +17,10 @@ multiprocessing's spawn would import the caller's main script again. It talks
 through a socket pair with pickled messages (between our own processes only),
 ignores Ctrl-C (its parent decides what to commit), and when its parent dies,
 however, it cancels what it had not committed and exits: each shard stays as its
-last commit left it. A failure in a child (a full disk) cancels
-that shard's batch; the caller learns it at its next operation or at the commit,
-and every shard is then cancelled or committed before the error is raised.
+last commit left it. A failure in a child (a full disk) cancels that shard's
+batch; the caller learns it at its next operation or at the commit, and every
+shard is then cancelled or committed before the error is raised. Each shard
+commits on its own, as with ``ShardedWriter``.
 """
 from __future__ import annotations
 
@@ -56,16 +57,21 @@ class _Shard:
     is queued (so the caller can run ahead of a shard that is committing)."""
 
     def __init__(self, root: Path, shard: int, batch_pages: int, lock_timeout: float) -> None:
-        ours, theirs = socket.socketpair()
         import pdfindex  # noqa: PLC0415 - where the package is, for the child's import path
 
         where = str(Path(pdfindex.__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [where, os.environ.get("PYTHONPATH")]))}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", __name__, str(root), str(shard), str(batch_pages), str(lock_timeout),
-             str(theirs.fileno())],
-            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env)
-        theirs.close()
+        ours, theirs = socket.socketpair()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", __name__, str(root), str(shard), str(batch_pages), str(lock_timeout),
+                 str(theirs.fileno())],
+                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
         self.connection = Connection(ours.detach())
         self.outbox: queue.Queue[bytes | None] = queue.Queue(maxsize=_AHEAD)
         self.broken: BaseException | None = None
@@ -102,8 +108,12 @@ class ParallelShardedWriter(Batch):
         self._shards: list[_Shard] = []
         self.rejected: list[DocumentRecord] = []
         self._finalizer = weakref.finalize(self, _stop, self._shards)
-        for shard in range(shards):
-            self._shards.append(_Shard(self._root, shard, batch_pages, lock_timeout))
+        try:
+            for shard in range(shards):
+                self._shards.append(_Shard(self._root, shard, batch_pages, lock_timeout))
+        except BaseException:
+            self.close()  # the shard writers already started
+            raise
 
     def _send(self, shard: int, message: tuple[Any, ...]) -> None:
         """Queue ``message`` for a shard's writer; raises what that writer failed

@@ -104,6 +104,10 @@ class Batch:
     def cancel(self) -> None:
         raise NotImplementedError
 
+    def close(self) -> None:
+        """Free what the writer holds besides its batch (a sharded writer's
+        processes); a no-op for a writer in this process."""
+
 
 class PageWriter(Batch):
     """Batches of document replacements and deletions, written at commit.

@@ -440,13 +440,17 @@ def test_file_that_keeps_killing_its_worker_is_given_up(
     assert PageIndex(index).check() == []
 
 
-def test_writer_killed_mid_batch_is_recovered(cluster_factory: Any, broker: redis.Redis, tmp_path: Path) -> None:
+@pytest.mark.parametrize("shards", [1, 2])
+def test_writer_killed_mid_batch_is_recovered(cluster_factory: Any, broker: redis.Redis, tmp_path: Path,
+                                              shards: int) -> None:
     """SIGKILL to the index writer's pool process while it commits a long book: the
-    batch left in pdfindex:writing is committed by the next writer process, once."""
+    batch left in pdfindex:writing is committed by the next writer process, once.
+    With two shards the writer writes each in a process of its own; those end with
+    their killed parent, and none is left when the workers stop."""
     folder, index = tmp_path / "docs", tmp_path / "index"
     book = write(folder / "book.pdf", book_pdf("tome", 400, 30))
     notes = [write(folder / f"note{i}.pdf", text_pdf(f"note{i}", 1)) for i in range(3)]
-    cluster = cluster_factory()
+    cluster = cluster_factory(shards=str(shards))
     cluster.start(("ex1", "extract", 2), ("writer", "index", 1))
     client = _start_client(folder, index, cluster.env)
     try:
@@ -465,7 +469,7 @@ def test_writer_killed_mid_batch_is_recovered(cluster_factory: Any, broker: redi
     for i, path in enumerate(notes):
         assert find(ix, page_word(f"note{i}", 1)) == [(str(path), 1)]
     assert broker.llen("pdfindex:writing") == 0
-    assert ix.check() == []
+    assert ix.check() == [] and ix.shards == shards
 
 
 def test_status_json_shows_queue_depths(cluster_factory: Any, tmp_path: Path) -> None:

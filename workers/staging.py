@@ -51,7 +51,7 @@ class Staging:
                 self._drop()
             try:
                 if self._writer is None:
-                    self._writer = index.writer(batch_pages=10**9)
+                    self._writer = index.writer(batch_pages=10**9, processes=True)
                 for handoff in batch[len(self._added):]:
                     self._writer.add(handoff.outcome.doc, handoff.outcome.pages)
                     self._added.append(handoff)
@@ -86,7 +86,12 @@ class Staging:
     def _drop(self) -> None:
         self._stop_timer()
         if self._writer is not None:
-            self._writer.cancel()
+            try:
+                self._writer.cancel()
+            except Exception as exc:  # noqa: BLE001 - a shard writer that died: the commit meets it again
+                log.debug("pdfindex writer: cancelling the open batch: %s", exc)
+            finally:
+                self._writer.close()
         self._writer, self._added = None, []
 
     def _stop_timer(self) -> None:

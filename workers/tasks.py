@@ -170,7 +170,7 @@ def write_batch(index: PageIndex, batch: list[queue.HandOff], ensure: Any) -> li
     that indexed its first items while it waited, if any; ``ensure()`` right before
     the commit stops a writer that lost its lock."""
     staged, done = _STAGING.take(batch)
-    with staged or index.writer(batch_pages=10**9) as writer:
+    with staged or index.writer(batch_pages=10**9, processes=True) as writer:
         for handoff in batch[done:]:
             writer.add(handoff.outcome.doc, handoff.outcome.pages)
         ensure()
