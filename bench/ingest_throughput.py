@@ -477,7 +477,8 @@ from pdfindex.indexer import PageIndex
 index = PageIndex(Path(sys.argv[1]))
 stats = index.stats()
 times = [doc.ingested for doc in index.documents()]
-tocs = [int(m.group(1)) for f in index.path.iterdir() if (m := re.fullmatch(r"_MAIN_(\d+)\.toc", f.name))]
+tocs = [int(m.group(1)) for d in [index.path, *index.path.glob("shard-*")] for f in d.iterdir()
+        if (m := re.fullmatch(r"_MAIN_(\d+)\.toc", f.name))]  # with shards: the most any shard made
 print(json.dumps({"pages": stats.pages, "documents": stats.documents, "by_status": stats.by_status,
                   "first": min(times, default=0.0), "last": max(times, default=0.0), "commits": max(tocs, default=0)}))
 """
@@ -486,7 +487,8 @@ print(json.dumps({"pages": stats.pages, "documents": stats.documents, "by_status
 def inspect_index(index_dir: Path, expected_pages: int, expected_files: int) -> IndexFacts:
     """Check what a run left: all pages and file records, when extractions ended
     (each file record's ``ingested`` time is taken as its extraction finishes), and
-    how many commits were made (Whoosh's table-of-contents generation, _MAIN_N.toc)."""
+    how many commits were made (Whoosh's table-of-contents generation, _MAIN_N.toc;
+    with shards, the most any shard made)."""
     done = subprocess.run([sys.executable, "-c", _INSPECT, str(index_dir)], cwd=ROOT, env=child_env(None),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300, check=False)
     if done.returncode != 0:
