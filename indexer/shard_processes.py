@@ -245,8 +245,8 @@ def _serve(connection: Connection, root: str, shard: int, batch_pages: int, lock
                 pass
             if os.getppid() == parent:
                 message = connection.recv()
-        except (EOFError, OSError):
-            pass  # the parent closed its end, or died: nothing more will come
+        except (EOFError, OSError, pickle.UnpicklingError):
+            pass  # the parent closed its end (mid-message, even), or died: nothing more will come
         if message is None:
             if writer is not None:
                 writer.cancel()
