@@ -235,7 +235,7 @@ def _serve(connection: Connection, root: str, shard: int, batch_pages: int, lock
         writer = PageWriter(shard_index(lambda: index._ix, shard), batch_pages=batch_pages,
                             lock_timeout=lock_timeout, root=root)
     except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises it
-        connection.send(("failed", _sendable(exc), []))
+        _reply(connection, ("failed", _sendable(exc), []))
     failed = writer is None
     reported = 0
     while True:
@@ -264,14 +264,20 @@ def _serve(connection: Connection, root: str, shard: int, batch_pages: int, lock
             failed = writer is None
             rejected = writer.rejected[reported:] if writer is not None else []
             reported += len(rejected)
-            connection.send(("ended", _sendable(failure), rejected))
+            _reply(connection, ("ended", _sendable(failure), rejected))
         elif how in _OPERATIONS and not failed:
             try:
                 _do(writer, how, args)
             except BaseException as exc:  # noqa: BLE001 - as above; the batch is gone
                 writer.cancel()
                 failed = True
-                connection.send(("failed", _sendable(exc), []))
+                _reply(connection, ("failed", _sendable(exc), []))
+
+
+def _reply(connection: Connection, message: tuple[Any, ...]) -> None:
+    """Tell the parent; a parent that died is told nothing (its end is closed)."""
+    with contextlib.suppress(OSError):
+        connection.send(message)
 
 
 def _do(writer: Any, how: str, args: list[Any]) -> None:
