@@ -124,18 +124,17 @@ class PageIndex:
         shards are written by a process each (``ParallelShardedWriter``), for bulk
         ingestion; it costs a process start per shard."""
         # a search never writes: the writers are not in its start-up
-        if isinstance(self._ix, ShardedIndex) and processes:
+        if not isinstance(self._ix, ShardedIndex):
+            from .writer import PageWriter  # noqa: PLC0415
+
+            return PageWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
+        if processes:
             from .shard_processes import ParallelShardedWriter  # noqa: PLC0415
 
             return ParallelShardedWriter(self.root, self.shards, batch_pages=batch_pages, lock_timeout=lock_timeout)
-        if isinstance(self._ix, ShardedIndex):
-            from .sharded_writer import ShardedWriter  # noqa: PLC0415
+        from .sharded_writer import ShardedWriter  # noqa: PLC0415
 
-            return ShardedWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout,
-                                 root=self.root)
-        from .writer import PageWriter  # noqa: PLC0415
-
-        return PageWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
+        return ShardedWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
 
     def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
         """Add or replace one document in a commit of its own."""
@@ -379,7 +378,7 @@ def _copy_into_new_generation(root: Path, old: Index, language: str, batch_pages
         with old.searcher() as searcher:
             for stored in searcher.all_stored_fields():
                 doc_hash = stored.get("doc_hash")
-                k = shard_of(doc_hash, len(targets)) if isinstance(doc_hash, str) else 0
+                k = shard_of(doc_hash, len(targets))
                 writer = writers[k]
                 if writer is None:
                     writer = writers[k] = PageSegmentWriter(targets[k])

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -95,27 +95,12 @@ class PageTokenizer(Tokenizer):
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
         if not tokenize:
             # Wildcard, prefix and fuzzy query text: folded, not split nor stemmed.
-            token.original = token.text = fold(value)
-            token.boost = 1.0
-            if positions:
-                token.pos = start_pos
-            if chars:
-                token.startchar, token.endchar = start_char, start_char + len(value)
-            yield token
-            return
-        pos = start_pos
-        for text, start, end, raw in self._pieces(value):
-            token.text = text
-            token.boost = 1.0
-            token.stopped = False
-            if keeporiginal:
-                token.original = raw
-            if positions:
-                token.pos = pos
-            if chars:
-                token.startchar, token.endchar = start_char + start, start_char + end
-            pos += 1
-            yield token
+            folded = fold(value)
+            pieces: Iterable[_Piece] = [(folded, start_pos, start_char, start_char + len(value), folded)]
+        else:
+            pieces = ((text, start_pos + n, start_char + start, start_char + end, raw)
+                      for n, (text, start, end, raw) in enumerate(self._pieces(value)))
+        return _tokens(token, pieces, positions, chars, keeporiginal)
 
     def _pieces(self, value: str) -> Iterator[tuple[str, int, int, str]]:
         """(term, start, end, as written) of each token: the one tokenization that
@@ -166,19 +151,34 @@ class PathsTokenizer(Tokenizer):
                  keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0, start_char: int = 0,
                  tokenize: bool = True, mode: str = "", **kwargs: Any) -> Iterator[Token]:
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
-        for pos, text in enumerate([value] if isinstance(value, str) else value):
-            if not isinstance(text, str):
-                raise ValueError(f"a path is a {type(text).__name__}, not text")
-            token.text = text
-            token.boost = 1.0
-            token.stopped = False
-            if keeporiginal:
-                token.original = text
-            if positions:
-                token.pos = start_pos + pos
-            if chars:
-                token.startchar, token.endchar = start_char, start_char + len(text)
-            yield token
+        return _tokens(token, _path_pieces(value, start_pos, start_char), positions, chars, keeporiginal)
+
+
+def _path_pieces(value: str | list[str], start_pos: int, start_char: int) -> Iterator[_Piece]:
+    for pos, text in enumerate([value] if isinstance(value, str) else value):
+        if not isinstance(text, str):
+            raise ValueError(f"a path is a {type(text).__name__}, not text")
+        yield text, start_pos + pos, start_char, start_char + len(text), text
+
+
+#: (term, position, start character, end character, as written) of one token.
+_Piece = tuple[str, int, int, int, str]
+
+
+def _tokens(token: Token, pieces: Iterable[_Piece], positions: bool, chars: bool,
+            keeporiginal: bool) -> Iterator[Token]:
+    """The one Token a Whoosh tokenizer hands out, set to each piece in turn."""
+    for text, pos, start, end, raw in pieces:
+        token.text = text
+        token.boost = 1.0
+        token.stopped = False
+        if keeporiginal:
+            token.original = raw
+        if positions:
+            token.pos = pos
+        if chars:
+            token.startchar, token.endchar = start, end
+        yield token
 
 
 def folded_words(text: str) -> Iterator[str]:

@@ -39,15 +39,14 @@ from pathlib import Path
 from typing import Any
 
 from .errors import StorageError
-from .records import DocumentRecord, PageRecord
-from .shards import shard_of
-from .writer import Batch
+from .records import DocumentRecord
+from .sharded_writer import ShardRouter, shard_index
 
 #: Operations a child may be behind its parent (a few batches' worth of files).
 _AHEAD = 256
 #: How often a waiting side looks whether the other still lives, in seconds.
 _LIVENESS = 1.0
-#: What a child does with an operation: PageWriter's methods, and ``release``.
+#: What a child does with an operation: PageWriter's methods of that name.
 _OPERATIONS = frozenset({"add", "add_path", "remove_path", "delete", "release"})
 _ENDS = frozenset({"commit", "cancel"})
 
@@ -100,10 +99,11 @@ class _Shard:
             self.process.wait()
 
 
-class ParallelShardedWriter(Batch):
+class ParallelShardedWriter(ShardRouter):
     """``PageWriter``'s interface over a process per shard of the index at ``root``."""
 
     def __init__(self, root: Path, shards: int, batch_pages: int = 2000, lock_timeout: float = 30.0) -> None:
+        super().__init__(shards)
         self._root = Path(root)
         self._shards: list[_Shard] = []
         self.rejected: list[DocumentRecord] = []
@@ -115,15 +115,15 @@ class ParallelShardedWriter(Batch):
             self.close()  # the shard writers already started
             raise
 
-    def _send(self, shard: int, message: tuple[Any, ...]) -> None:
-        """Queue ``message`` for a shard's writer; raises what that writer failed
+    def _to(self, shard: int, how: str, *args: Any) -> None:
+        """Queue the operation for a shard's writer; raises what that writer failed
         with since the last commit, or that it died."""
         if self._shards[shard].connection.poll():
             _kind, failure, rejected = self._receive(shard)
             self.rejected.extend(rejected)
             if failure is not None:
                 raise failure
-        self._put(shard, message)
+        self._put(shard, (how, *args))
 
     def _put(self, shard: int, message: tuple[Any, ...]) -> None:
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)  # here: what cannot be sent raises here
@@ -150,32 +150,6 @@ class ParallelShardedWriter(Batch):
         except (EOFError, OSError):
             raise StorageError(f"{self._root}: the writer of shard {shard} ended; its batch was not written"
                                ) from None
-
-    def _shard(self, doc_hash: object) -> int:
-        return shard_of(doc_hash, len(self._shards)) if isinstance(doc_hash, str) else 0
-
-    def _claim(self, shard: int, path: object) -> None:
-        """Tell the other shards to let ``path`` go."""
-        if isinstance(path, str):
-            for other in range(len(self._shards)):
-                if other != shard:
-                    self._send(other, ("release", path))
-
-    def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
-        shard = self._shard(doc.doc_hash)
-        self._claim(shard, doc.path)
-        self._send(shard, ("add", doc, pages))
-
-    def add_path(self, doc_hash: str, path: str) -> None:
-        shard = self._shard(doc_hash)
-        self._claim(shard, path)
-        self._send(shard, ("add_path", doc_hash, path))
-
-    def remove_path(self, doc_hash: str, path: str) -> None:
-        self._send(self._shard(doc_hash), ("remove_path", doc_hash, path))
-
-    def delete(self, doc_hash: str) -> None:
-        self._send(self._shard(doc_hash), ("delete", doc_hash))
 
     def commit(self) -> None:
         self._end("commit")
@@ -225,7 +199,6 @@ def _serve(connection: Connection, root: str, shard: int, batch_pages: int, lock
     """A shard writer's loop, in its child process: a ``PageWriter`` over shard
     ``shard`` of the index at ``root``, doing what comes through ``connection``."""
     from . import PageIndex  # noqa: PLC0415 - the child's own imports
-    from .sharded_writer import shard_index  # noqa: PLC0415
     from .writer import PageWriter  # noqa: PLC0415
 
     parent = os.getppid()
@@ -267,7 +240,7 @@ def _serve(connection: Connection, root: str, shard: int, batch_pages: int, lock
             _reply(connection, ("ended", _sendable(failure), rejected))
         elif how in _OPERATIONS and not failed:
             try:
-                _do(writer, how, args)
+                getattr(writer, how)(*args)
             except BaseException as exc:  # noqa: BLE001 - as above; the batch is gone
                 writer.cancel()
                 failed = True
@@ -278,15 +251,6 @@ def _reply(connection: Connection, message: tuple[Any, ...]) -> None:
     """Tell the parent; a parent that died is told nothing (its end is closed)."""
     with contextlib.suppress(OSError):
         connection.send(message)
-
-
-def _do(writer: Any, how: str, args: list[Any]) -> None:
-    if how == "release":
-        (path,) = args
-        for holder in writer.holders(path):
-            writer.remove_path(holder, path)
-    else:
-        getattr(writer, how)(*args)
 
 
 def _sendable(exc: BaseException | None) -> BaseException | None:

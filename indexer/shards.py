@@ -33,10 +33,11 @@ SHARD_FORMAT = "shard-{:02d}"
 MAX_SHARDS = 64
 
 
-def shard_of(doc_hash: str, count: int) -> int:
+def shard_of(doc_hash: object, count: int) -> int:
     """The shard of a document: a stable hash of its content hash (the same in
-    every process and on every host, unlike Python's ``hash``)."""
-    if count <= 1:
+    every process and on every host, unlike Python's ``hash``). A hash that is not
+    text (which the writer turns into a failure record) goes to the first shard."""
+    if count <= 1 or not isinstance(doc_hash, str):
         return 0
     digest = hashlib.blake2b(doc_hash.encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "big") % count

@@ -262,12 +262,17 @@ class PageWriter(Batch):
             self._ops[doc_hash] = op
         self._count(1)
 
-    def holders(self, path: str) -> set[str]:
+    def release(self, path: str) -> None:
+        """Take ``path`` from every document holding it: a sharded index gives it to
+        a document in another shard."""
+        for holder in self._holders(path):
+            self.remove_path(holder, path)
+
+    def _holders(self, path: str) -> set[str]:
         """The documents holding ``path`` as this writer will leave the index: in
         the index as the lock found it (a document added again keeps its paths),
         unless this batch deletes them or takes the path from them, and in the
-        batch. (A sharded index asks each shard before giving the path to a
-        document in another.)"""
+        batch."""
         self._lock()
         indexed = {h for stored in self._searcher.documents(paths=path_term(path), kind=KIND_DOC)
                    if isinstance(h := stored.get("doc_hash"), str)}
