@@ -49,8 +49,9 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("worker", help="run a Celery worker (needs PDFINDEX_BROKER_URL)")
     p.add_argument("--queues", default="extract,index",
-                   help="queues to consume: extract (extraction) and/or index (the single index writer)")
-    p.add_argument("--concurrency", type=int, help="worker processes (the index queue always uses one)")
+                   help="queues to consume: extract (extraction) and/or index (the index writer of every shard), "
+                        "or index.K (the writer of shard K alone; several may share a worker)")
+    p.add_argument("--concurrency", type=int, help="worker processes (a writer's queues always use one)")
     p.add_argument("celery_args", nargs=argparse.REMAINDER, help="more arguments for `celery worker`")
     p.set_defaults(func=cmd_worker)
 
@@ -205,23 +206,31 @@ def cmd_remove(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     """A thin wrapper over `celery -A pdfindex.workers.app worker`; the index queue gets a
     worker of its own with one process, since only one may write the index."""
-    from pdfindex.workers.app import app  # noqa: PLC0415
+    from pdfindex.workers.app import app, shard_queues  # noqa: PLC0415
+    from pdfindex.workers.queue import SHARD_QUEUE  # noqa: PLC0415
 
     settings = config.load()
     if not settings.broker_url:
         raise CliError("PDFINDEX_BROKER_URL is not set; the embedded mode needs no worker")
     queues = [q.strip() for q in args.queues.split(",") if q.strip()]
+    try:
+        shards = shard_queues(set(queues))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if shards is not None and "index" not in queues:
+        queues.insert(0, "index")  # a shard writer also routes the common lane to the shards' lanes
+    writes = [q for q in queues if q == "index" or q.startswith(SHARD_QUEUE)]
     # -q: errors only. Otherwise INFO, a line per task (-v changes nothing; DEBUG on the root logger
     # would turn on pdfminer.six's line per token).
     level = "ERROR" if getattr(args, "quiet", False) else "INFO"
     argv = ["worker", "--queues", ",".join(queues), "--loglevel", level]
-    if queues == ["index"]:
+    if writes == queues:
         argv += ["--concurrency", "1"]
     elif args.concurrency:
         argv += ["--concurrency", str(args.concurrency)]
-    if "index" in queues and queues != ["index"]:
-        print("pdfindex: note: this worker also writes the index; run only one worker that consumes the "
-              "index queue", file=sys.stderr)
+    if writes and writes != queues:
+        print("pdfindex: note: this worker also writes the index; run its writer queues in a worker of "
+              "their own (`--queues index`, or `--queues index.K` per shard)", file=sys.stderr)
     app.worker_main(argv + [a for a in args.celery_args if a != "--"])
     return 0
 

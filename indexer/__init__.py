@@ -45,7 +45,7 @@ from .records import (
     Stats,
     Status,
 )
-from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
+from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored, path_term
 from .search import estimated_postings, run_search
 from .shards import ShardedIndex, parts, shard_of
 from .segment_writer import PageSegmentWriter
@@ -78,6 +78,7 @@ __all__ = [
     "StorageError",
     "UntrustedIndex",
     "reindex",
+    "shard_of",
 ]
 
 
@@ -135,6 +136,30 @@ class PageIndex:
         from .sharded_writer import ShardedWriter  # noqa: PLC0415
 
         return ShardedWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
+
+    def shard_writer(self, shard: int, batch_pages: int = 2000, lock_timeout: float = 30.0) -> PageWriter:
+        """The writer of one shard alone, for a writer that owns that shard only (a
+        Celery shard writer, on any host that shares the index's filesystem). It
+        takes only documents of its shard (``shard_of``); a path given to one is
+        released here, in this shard, and nowhere else: the caller tells the others
+        (``holders`` finds who holds it)."""
+        from .sharded_writer import shard_index  # noqa: PLC0415
+        from .writer import PageWriter  # noqa: PLC0415
+
+        if not 0 <= shard < self.shards:
+            raise ValueError(f"{self.root}: no shard {shard} (the index has {self.shards})")
+        ix = (lambda: self._ix) if self.shards == 1 else shard_index(lambda: self._ix, shard)
+        return PageWriter(ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
+
+    def shard_of(self, doc_hash: str) -> int:
+        """The shard a document is written to."""
+        return shard_of(doc_hash, self.shards)
+
+    def holders(self, path: str) -> set[str]:
+        """The documents that hold ``path`` (as one of their paths), as committed."""
+        with self._faults("reading file records"):
+            return {h for stored in self._searcher().documents(paths=path_term(path), kind=KIND_DOC)
+                    if isinstance(h := stored.get("doc_hash"), str)}
 
     def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
         """Add or replace one document in a commit of its own."""

@@ -61,6 +61,10 @@ class ShardRouter(Batch):
     def remove_path(self, doc_hash: str, path: str) -> None:
         self._to(shard_of(doc_hash, self._shard_count), "remove_path", doc_hash, path)
 
+    def release(self, path: str) -> None:
+        for shard in range(self._shard_count):
+            self._to(shard, "release", path)
+
     def delete(self, doc_hash: str) -> None:
         self._to(shard_of(doc_hash, self._shard_count), "delete", doc_hash)
 

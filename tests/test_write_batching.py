@@ -19,10 +19,10 @@ import os
 import re
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import redis
@@ -30,6 +30,8 @@ import redis
 from pdfindex.indexer import IndexBusy, PageIndex, PageRecord, Status
 from pdfindex.workers import queue
 from pdfindex.workers.outcome import Outcome, failed
+if TYPE_CHECKING:
+    from pdfindex.indexer import IndexWriter
 from tests.ingest_helpers import (
     find,
     flushed_redis,
@@ -87,6 +89,11 @@ def _ingesting(cluster: Cluster, folder: Path, index: Path, *roles: tuple[str, s
         if client is not None:
             reap(client)
         cluster.stop()
+
+
+def _opener(index: PageIndex) -> Callable[[], IndexWriter]:
+    """What the dedicated writer stages a batch with: the index's writer."""
+    return lambda: index.writer(batch_pages=10**9, processes=True)
 
 
 def _real_write(index: PageIndex) -> queue.WriteBatch:
@@ -354,7 +361,7 @@ def test_a_staged_batch_is_finished_and_committed_once(broker: redis.Redis, tmp_
 
     def drain() -> int:
         return queue.drain(broker, 2000, _real_write(index), (docs,), defer=Deferrals(), idle=IDLE,
-                           stage=lambda batch: _STAGING.stage(index, batch))
+                           stage=lambda batch: _STAGING.stage(_opener(index), batch))
 
     broker.rpush(queue.RESULTS, *(_item(docs / f"s{n}.pdf", n, pages=2) for n in range(3)))
     assert drain() == 0
@@ -381,7 +388,7 @@ def test_a_staged_writer_nobody_finishes_frees_the_index(broker: redis.Redis, tm
     staging = Staging(idle_drop=0.3)
     broker.rpush(queue.RESULTS, *(_item(docs / f"d{n}.pdf", n) for n in range(2)))
     queue.drain(broker, 2000, _real_write(index), (docs,), defer=Deferrals(), idle=IDLE,
-                stage=lambda batch: staging.stage(index, batch))
+                stage=lambda batch: staging.stage(_opener(index), batch))
     assert _index_is_locked(index)
     wait_for(lambda: not _index_is_locked(index), 5, "the idle open writer dropped")
     assert commits(root) == 0 and broker.llen(queue.WRITING) == 2

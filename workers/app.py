@@ -205,23 +205,50 @@ def _filter_pdfminer(logger: logging.Logger | None = None, **_: Any) -> None:
 
 
 _dedicated_writer = False
+_writer_shards: frozenset[int] | None = None
 
 
 def is_dedicated_writer() -> bool:
-    """Whether this worker consumes the index queue alone, with one process (the
+    """Whether this worker consumes writer queues only, with one process (the
     README's writer): only then may a process keep a batch's index writer open
     between write tasks, no other process of the worker needing the index's lock."""
     return _dedicated_writer
 
 
+def writer_shards() -> frozenset[int] | None:
+    """The shards this worker writes alone (its ``index.K`` queues), or None: it
+    writes every shard, from the common lane."""
+    return _writer_shards
+
+
+def shard_queues(queues: set[str]) -> frozenset[int] | None:
+    """The shard numbers of a worker's ``index.K`` queues (None without any);
+    raises ValueError for a malformed one."""
+    shards = set()
+    for name in queues:
+        if name.startswith(queue.SHARD_QUEUE):
+            number = name[len(queue.SHARD_QUEUE):]
+            if not number.isascii() or not number.isdigit() or not 0 <= int(number) < config.MAX_SHARDS:
+                raise ValueError(f"queue {name!r}: a shard writer's queue is index.K, K from 0 to "
+                                 f"{config.MAX_SHARDS - 1}")
+            shards.add(int(number))
+    return frozenset(shards) if shards else None
+
+
 @celeryd_init.connect
 def _check_worker(sender: Any = None, conf: Any = None, options: dict[str, Any] | None = None, **_: Any) -> None:
-    global _dedicated_writer  # noqa: PLW0603 - set once in the worker's main process, before its pool forks
+    global _dedicated_writer, _writer_shards  # noqa: PLW0603 - set once in the main process, before its pool forks
     problem = startup_problem(settings)
     if problem is not None:
         _fail(problem)
-    _dedicated_writer = _queues(options or {}) == {"index"} and str((options or {}).get("concurrency")) == "1"
-    if conf is not None and "index" not in _queues(options or {}) and settings.max_memory_mb:
+    queues = _queues(options or {})
+    try:
+        _writer_shards = shard_queues(queues)
+    except ValueError as exc:
+        _fail(str(exc))
+    writes = {q for q in queues if q == "index" or q.startswith(queue.SHARD_QUEUE)}
+    _dedicated_writer = bool(writes) and writes == queues and str((options or {}).get("concurrency")) == "1"
+    if conf is not None and not writes and settings.max_memory_mb:
         # Only extraction lives here: replace a pool process whose memory grew large.
         conf.worker_max_memory_per_child = settings.max_memory_mb * 1024
 

@@ -88,42 +88,44 @@ def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | Non
 def _warn_quiet(r: redis.Redis) -> None:
     """After a minute without progress: the writer's own complaint when it has one
     (a full disk, say), with a kick for it to try again; else the likely cause."""
-    from .tasks import write  # noqa: PLC0415 - the Celery app only when a broker is used
-
     with contextlib.suppress(redis.RedisError):
         trouble = r.get(queue.WRITER_ERROR)
         if trouble:
             text = trouble.decode("utf-8", "replace") if isinstance(trouble, bytes) else str(trouble)
             log.warning("no progress for a minute; the index writer reports: %a; "
                         "the files wait in the queue and the writer is asked to try again", text)
-            queue.kick(r, write.delay, force=True)
+            _rekick(r)
             return
     log.warning("no progress for a minute; is a worker running for the extract and index queues "
                 "(`pdfindex worker`)?")
 
 
 def _rekick(r: redis.Redis) -> None:
-    """Kick the writer when hand-off items wait (see _REKICK)."""
-    from .tasks import write  # noqa: PLC0415 - the Celery app only when a broker is used
+    """Kick the writer of every lane where hand-off items wait (see _REKICK)."""
+    from .tasks import kick  # noqa: PLC0415 - the Celery app only when a broker is used
 
     with contextlib.suppress(redis.RedisError):
-        if r.llen(queue.RESULTS) or r.llen(queue.WRITING):
-            queue.kick(r, write.delay, force=True)
+        for lane in queue.waiting(r):
+            kick(r, lane, force=True)
 
 
-def _write_now(r: redis.Redis, remaining: int) -> bool:
+def _write_now(r: redis.Redis, remaining: int, shards: int) -> bool:
     """When every file this run still waits for is in the hand-off lists (they may
-    hold other runs' items too: then this only comes early), ask the writer to commit
-    without its quiet second (queue.WRITE_NOW). Returns whether it asked."""
-    from .tasks import write  # noqa: PLC0415 - the Celery app only when a broker is used
+    hold other runs' items too: then this only comes early), ask the writers to
+    commit without their quiet second (queue.WRITE_NOW, in every lane: items routed
+    to a shard's lane find it there). Returns whether it asked."""
+    from .tasks import kick  # noqa: PLC0415 - the Celery app only when a broker is used
 
     try:
-        if int(r.llen(queue.RESULTS)) + int(r.llen(queue.WRITING)) < remaining:
+        waiting = queue.waiting(r)
+        if sum(waiting.values()) < remaining:
             return False
-        r.set(queue.WRITE_NOW, b"1", ex=60)
+        for lane in queue.lanes(shards):
+            r.set(lane.write_now, b"1", ex=60)
         # A kick sent by a hand-off runs soon and sees the flag; the writer's own
         # delayed kick would come a second later: kick now then.
-        queue.kick(r, write.delay, force=r.get(queue.KICK) == queue.DELAYED)
+        for lane in waiting:
+            kick(r, lane, force=r.get(lane.kick) == queue.DELAYED)
     except redis.RedisError:
         return False
     return True
@@ -181,7 +183,8 @@ def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary
                     summary.add(info)
                     progress.advance()
                     last_progress = time.monotonic()
-            if len(done) < len(by_hash) and asked_at != len(done) and _write_now(r, len(by_hash) - len(done)):
+            remaining = len(by_hash) - len(done)
+            if remaining and asked_at != len(done) and _write_now(r, remaining, index.shards):
                 asked_at = len(done)
             now = time.monotonic()
             if now - last_progress > _QUIET_WARNING:

@@ -37,8 +37,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import redis
 from redis.exceptions import LockError
 
-from pdfindex.config import Settings, redact_url
-from pdfindex.indexer import DocumentRecord, IndexBusy, Status, StorageError
+from pdfindex.config import MAX_SHARDS, Settings, redact_url
+from pdfindex.indexer import DocumentRecord, IndexBusy, Status, StorageError, shard_of
 
 from .errors import BrokerError, IngestError
 
@@ -60,6 +60,9 @@ KICK_SECONDS = 60
 IDLE_SECONDS = 1.0
 MIN_DEFER_SECONDS = 0.1
 QUEUES = ("extract", "index")
+#: The prefix of a shard writer's queue and hand-off lists: queue ``index.K``, lists
+#: ``pdfindex:results:K`` and ``pdfindex:writing:K``.
+SHARD_QUEUE = "index."
 
 #: A hand-off item larger than this is dropped (a 10,000-page book of dense text is
 #: about 60 MB); it bounds what one forged item can make the writer hold in memory.
@@ -68,6 +71,65 @@ MAX_PATH_CHARS = 4096
 MAX_PAGES = 1_000_000
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX32 = re.compile(r"[0-9a-f]{32}")
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """One hand-off from extraction to a writer: the list items arrive in, the list
+    its writer works from, the writer's lock, its pending kick, and its Celery queue.
+
+    The common lane (``shard`` None) is where extraction hands off: one writer that
+    writes every shard drains it (the default), or, when each shard has a writer of
+    its own (possibly on other hosts), a router moves its items to their shard's
+    lane (``route``). A shard lane's writer writes that shard only."""
+
+    shard: int | None = None
+
+    def _key(self, name: str) -> str:
+        return name if self.shard is None else f"{name}:{self.shard}"
+
+    @property
+    def results(self) -> str:
+        return self._key(RESULTS)
+
+    @property
+    def writing(self) -> str:
+        return self._key(WRITING)
+
+    @property
+    def lock(self) -> str:
+        return self._key(WRITER_LOCK)
+
+    @property
+    def kick(self) -> str:
+        return self._key(KICK)
+
+    @property
+    def waiting_since(self) -> str:
+        return self._key(WAITING_SINCE)
+
+    @property
+    def last_new(self) -> str:
+        return self._key(LAST_NEW)
+
+    @property
+    def write_now(self) -> str:
+        return self._key(WRITE_NOW)
+
+    @property
+    def queue(self) -> str:
+        return "index" if self.shard is None else f"{SHARD_QUEUE}{self.shard}"
+
+    def __str__(self) -> str:
+        return "the index writer" if self.shard is None else f"the writer of shard {self.shard}"
+
+
+COMMON = Lane()
+
+
+def lanes(shards: int) -> list[Lane]:
+    """The common lane and every shard's (shard lanes exist for a sharded index only)."""
+    return [COMMON] + ([Lane(k) for k in range(shards)] if shards > 1 else [])
 
 
 class BadMessage(ValueError):
@@ -315,6 +377,25 @@ class HandOff:
     outcome: Outcome
 
 
+@dataclass(frozen=True, slots=True)
+class Release:
+    """A shard writer's word to another shard's writer: document ``owner`` (in the
+    sender's shard) now holds ``path``, so documents of this shard must let it go.
+    It is acted on only if the index shows ``owner`` holding ``path``: a forged or
+    stale one changes nothing."""
+
+    path: str
+    owner: str
+
+
+def release_item(path: str, owner: str) -> dict[str, str]:
+    return {"release": path, "owner": owner}
+
+
+#: What a hand-off list holds, validated.
+Item = HandOff | Release
+
+
 def _check_number(value: object, what: str) -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise BadMessage(f"{what} is not finite")
@@ -322,23 +403,34 @@ def _check_number(value: object, what: str) -> None:
         raise BadMessage(f"{what}={value} is out of range")
 
 
-def parse_item(raw: bytes | str, roots: Sequence[Path], verify: Callable[[bytes], bytes] | None = None) -> HandOff:
-    """Validate one item from ``pdfindex:results``/``pdfindex:writing``: its size, its
-    signature (``verify``, when signing is configured), its JSON shape and every
-    field's type (``Outcome.from_json``); hashes and run id in their shapes, the
-    record's path absolute and under ``roots``, numbers finite and in range, pages
-    numbered 1..n. Raises BadMessage naming the first problem."""
-    from .outcome import Outcome  # noqa: PLC0415 - `pdfindex status` needs no extractor
-
+def _load(raw: bytes | str, verify: Callable[[bytes], bytes] | None) -> Any:
+    """An item's JSON, within the size limit and with its signature checked."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     if len(data) > MAX_ITEM_BYTES:
         raise BadMessage(f"item of {len(data)} bytes is over the limit of {MAX_ITEM_BYTES}")
     if verify is not None:
         data = verify(data)
     try:
-        item = json.loads(data)
+        return json.loads(data)
     except (ValueError, RecursionError) as exc:
         raise BadMessage(f"not JSON: {str(exc)[:100]}") from None
+
+
+def parse_item(raw: bytes | str, roots: Sequence[Path], verify: Callable[[bytes], bytes] | None = None) -> Item:
+    """Validate one item from a hand-off list: its size, its signature (``verify``,
+    when signing is configured), its JSON shape and every field's type
+    (``Outcome.from_json``); hashes and run id in their shapes, the record's path
+    absolute and under ``roots``, numbers finite and in range, pages numbered 1..n.
+    A release (``release_item``) has a path under ``roots`` and an owner's hash.
+    Raises BadMessage naming the first problem."""
+    from .outcome import Outcome  # noqa: PLC0415 - `pdfindex status` needs no extractor
+
+    item = _load(raw, verify)
+    if isinstance(item, dict) and set(item) == {"release", "owner"}:
+        path = _check_path(item["release"], "the released path")
+        if not under_roots(path, roots):
+            raise BadMessage(f"the released path {path[:200]!r} is outside the writer's PDFINDEX_ROOTS")
+        return Release(path, check_hash(item["owner"], "the owner's hash"))
     if not isinstance(item, dict) or set(item) != {"run", "job", "pages", "outcome"}:
         keys = sorted(item)[:8] if isinstance(item, dict) else type(item).__name__
         raise BadMessage(f"not a hand-off item (run, job, pages, outcome): {keys}")
@@ -375,10 +467,24 @@ def parse_item(raw: bytes | str, roots: Sequence[Path], verify: Callable[[bytes]
     return HandOff(run_id, job_hash, outcome)
 
 
-def push_result(r: redis.Redis, item: dict[str, Any], sign: Callable[[bytes], bytes] | None = None) -> None:
+def route_hash(raw: bytes | str, verify: Callable[[bytes], bytes] | None = None) -> str:
+    """The hash a hand-off item is routed by (its job's), read without validating
+    the outcome: the shard writer validates it all, and forwards an item whose
+    document's own hash lives in another shard (a file rewritten after planning)."""
+    item = _load(raw, verify)
+    if not isinstance(item, dict) or "job" not in item:
+        raise BadMessage("not a hand-off item (run, job, pages, outcome)")
+    return check_hash(item["job"], "the job hash")
+
+
+def encode(item: dict[str, Any], sign: Callable[[bytes], bytes] | None = None) -> bytes:
     data = json.dumps(item, ensure_ascii=True).encode()
+    return sign(data) if sign is not None else data
+
+
+def push_result(r: redis.Redis, item: dict[str, Any], sign: Callable[[bytes], bytes] | None = None) -> None:
     pipe = r.pipeline()
-    pipe.rpush(RESULTS, sign(data) if sign is not None else data)
+    pipe.rpush(RESULTS, encode(item, sign))
     wake(pipe, item["run"])
     pipe.execute()
 
@@ -415,16 +521,17 @@ class WriterLock:
     token gone or replaced marks the lock lost; ``ensure()`` raises LockLost then, and
     the writer calls it before every commit."""
 
-    def __init__(self, r: redis.Redis, seconds: float = LOCK_SECONDS) -> None:
+    def __init__(self, r: redis.Redis, seconds: float = LOCK_SECONDS, lane: Lane = COMMON) -> None:
         self.seconds = seconds
-        self._lock = r.lock(WRITER_LOCK, timeout=seconds, blocking=False, thread_local=False)
+        self.lane = lane
+        self._lock = r.lock(lane.lock, timeout=seconds, blocking=False, thread_local=False)
         self._stop = threading.Event()
         self._lost: str | None = None
         self._beat = threading.Thread(target=self._heartbeat, name="pdfindex-writer-lock", daemon=True)
 
     def __enter__(self) -> WriterLock:
         if not self._lock.acquire():
-            raise WriterBusy("another index writer holds the writer lock")
+            raise WriterBusy(f"another writer holds the lock of {self.lane}")
         self._beat.start()
         return self
 
@@ -440,7 +547,7 @@ class WriterLock:
             try:
                 self._lock.reacquire()
             except LockError as exc:  # LockNotOwnedError: expired, or another writer has it
-                self._lost = f"the writer lock {WRITER_LOCK} was lost ({exc})"
+                self._lost = f"the writer lock {self.lane.lock} was lost ({exc})"
                 log.error("pdfindex writer: %s; stopping before the next commit", self._lost)
                 return
             except redis.RedisError as exc:  # Redis away: try again; ensure() tells if it lapsed
@@ -456,14 +563,15 @@ class WriterLock:
                 self._lost = f"cannot check the writer lock: {describe(exc)}"
             else:
                 if not owned:
-                    self._lost = f"the writer lock {WRITER_LOCK} expired or was taken by another writer"
+                    self._lost = f"the writer lock {self.lane.lock} expired or was taken by another writer"
         if self._lost is not None:
-            raise LockLost(self._lost + "; the batch stays in pdfindex:writing for the next writer")
+            raise LockLost(f"{self._lost}; the batch stays in {self.lane.writing} for the next writer")
 
 
 #: write(items, ensure) commits one batch of validated items to the writer's index and
-#: returns a brief per item (progress.brief); it calls ensure() just before committing.
-WriteBatch = Callable[[list[HandOff], Callable[[], None]], list[dict[str, Any]]]
+#: returns a brief (progress.brief) per hand-off of the batch, in order (releases have
+#: none); it calls ensure() just before committing.
+WriteBatch = Callable[[list[Item], Callable[[], None]], list[dict[str, Any]]]
 
 
 class _Parsed:
@@ -474,16 +582,16 @@ class _Parsed:
     so a hit is as safe as a parse; only the current batch is kept."""
 
     def __init__(self) -> None:
-        self.owner: tuple[tuple[Path, ...], object] | None = None
-        self.items: dict[Any, HandOff] = {}
+        self.owner: tuple[Lane, tuple[Path, ...], object] | None = None
+        self.items: dict[Any, Item] = {}
 
-    def get(self, raw: Any, roots: Sequence[Path], verify: object) -> HandOff | None:
-        owner = (tuple(roots), verify)
+    def get(self, lane: Lane, raw: Any, roots: Sequence[Path], verify: object) -> Item | None:
+        owner = (lane, tuple(roots), verify)
         if owner != self.owner:
             self.owner, self.items = owner, {}
         return self.items.get(raw)
 
-    def keep(self, kept: dict[Any, HandOff]) -> None:
+    def keep(self, kept: dict[Any, Item]) -> None:
         self.items = kept
 
 
@@ -491,14 +599,18 @@ _PARSED = _Parsed()
 
 
 def _take(r: redis.Redis, raw: Any, roots: Sequence[Path], verify: Callable[[bytes], bytes] | None,
-          source: str) -> HandOff | None:
+          source: str, lane: Lane = COMMON) -> Item | None:
     try:
         return parse_item(raw, roots, verify)
     except BadMessage as exc:
-        log.error("pdfindex writer: dropped a hand-off item from %s: %s (%d bytes, starts %r)",
-                  source, exc, len(raw), raw[:60])
-        r.lrem(WRITING, 1, raw)
+        _drop(r, raw, source, exc, lane)
         return None
+
+
+def _drop(r: redis.Redis, raw: Any, source: str, exc: BadMessage, lane: Lane) -> None:
+    log.error("pdfindex writer: dropped a hand-off item from %s: %s (%d bytes, starts %r)",
+              source, exc, len(raw), raw[:60])
+    r.lrem(lane.writing, 1, raw)
 
 
 #: The writer's last storage error (one line), for waiting ingest clients to show.
@@ -509,7 +621,7 @@ WRITER_ERROR = "pdfindex:writer-error"
 _KEEP_BATCH = (LockLost, IndexBusy, StorageError, OSError, redis.RedisError, MemoryError)
 
 
-def _write_isolating(batch: list[HandOff], write: WriteBatch, ensure: Callable[[], None]) -> list[dict[str, Any]]:
+def _write_isolating(batch: list[Item], write: WriteBatch, ensure: Callable[[], None]) -> list[dict[str, Any]]:
     """``write(batch)``; if the index refuses the batch for a reason that is not the
     storage's or the lock's, each item alone, so one document the index cannot take
     becomes a failure (recorded if possible) instead of stalling the queue."""
@@ -522,7 +634,15 @@ def _write_isolating(batch: list[HandOff], write: WriteBatch, ensure: Callable[[
             log.warning("pdfindex writer: a batch of %d files failed (%s: %s); writing them one by one",
                         len(batch), type(exc).__name__, str(exc)[:200])
             return [info for handoff in batch for info in _write_isolating([handoff], write, ensure)]
+        if isinstance(batch[0], Release):
+            log.error("pdfindex writer: could not release %r for %s: %s: %s", batch[0].path[:SHOWN], batch[0].owner,
+                      type(exc).__name__, str(exc)[:200])
+            return []
         return [_unwritable(batch[0], exc, write, ensure)]
+
+
+#: The longest part of a path a log line of the writer shows.
+SHOWN = 300
 
 
 def _unwritable(handoff: HandOff, exc: BaseException, write: WriteBatch,
@@ -549,7 +669,8 @@ def _unwritable(handoff: HandOff, exc: BaseException, write: WriteBatch,
 DELAYED = b"delayed"
 
 
-def kick(r: redis.Redis, send: Callable[[], object], *, force: bool = False, value: bytes = b"1") -> bool:
+def kick(r: redis.Redis, send: Callable[[], object], *, force: bool = False, value: bytes = b"1",
+         lane: Lane = COMMON) -> bool:
     """Send a write kick (``send()``) unless one is pending already; ``force`` sends
     one anyway (a waiting client's remedy for a kick lost with its worker). Returns
     whether one was sent; if ``send()`` fails, the key is cleared again (else a
@@ -557,13 +678,13 @@ def kick(r: redis.Redis, send: Callable[[], object], *, force: bool = False, val
     pushed BEFORE this is called:
     the writer clears the key before it reads the lists, so every item is either seen
     by a drain that had already cleared the key, or sets the key and kicks anew."""
-    if not r.set(KICK, value, nx=not force, ex=KICK_SECONDS):
+    if not r.set(lane.kick, value, nx=not force, ex=KICK_SECONDS):
         return False
     try:
         send()
     except BaseException:
         with suppress(redis.RedisError):  # no kick went out: let the next try (or hand-off) send one
-            r.delete(KICK)
+            r.delete(lane.kick)
         raise
     return True
 
@@ -595,17 +716,17 @@ def _stamp(r: redis.Redis, key: str, now: float, default: float) -> float:
     return value
 
 
-def _wait_for_more(r: redis.Redis, fresh: int, idle: float) -> float:
+def _wait_for_more(r: redis.Redis, fresh: int, idle: float, lane: Lane = COMMON) -> float:
     """How much longer the batch in hand should wait for more items: 0 once no new
     item came for ``idle`` seconds, or the batch has waited MAX_WAIT_SECONDS."""
     now = time.time()
     ttl = int(MAX_WAIT_SECONDS * 10)
     if fresh:
-        r.set(LAST_NEW, repr(now), ex=ttl)
-    r.set(WAITING_SINCE, repr(now), nx=True, ex=ttl)
-    if now - _stamp(r, WAITING_SINCE, now, now) >= max(MAX_WAIT_SECONDS, idle):
+        r.set(lane.last_new, repr(now), ex=ttl)
+    r.set(lane.waiting_since, repr(now), nx=True, ex=ttl)
+    if now - _stamp(r, lane.waiting_since, now, now) >= max(MAX_WAIT_SECONDS, idle):
         return 0.0
-    return max(0.0, idle - (now - _stamp(r, LAST_NEW, now, 0.0)))
+    return max(0.0, idle - (now - _stamp(r, lane.last_new, now, 0.0)))
 
 
 #: defer(seconds): the writer's batch waits for more items; kick the writer again in
@@ -613,66 +734,162 @@ def _wait_for_more(r: redis.Redis, fresh: int, idle: float) -> float:
 Defer = Callable[[float], None]
 
 
+#: home(item): the lane an item belongs in, for a shard writer (whose lane holds only
+#: its shard's items: others are forwarded there).
+Home = Callable[[Item], Lane]
+#: send_kick(lane): kick that lane's writer (queue.kick with its Celery task).
+SendKick = Callable[[Lane], object]
+
+
 def drain(r: redis.Redis, batch_pages: int, write: WriteBatch, roots: Sequence[Path],
           verify: Callable[[bytes], bytes] | None = None, lock_seconds: float = LOCK_SECONDS,
           defer: Defer | None = None, idle: float = IDLE_SECONDS,
-          stage: Callable[[list[HandOff]], None] | None = None) -> int:
-    """Commit what is queued, ``batch_pages`` pages at a time, with ``write``.
-    Returns the number of files written. Only one drain runs at a time: WriterBusy
-    is raised while another writer holds the lock (the caller retries later), and
-    LockLost if the lock is lost on the way (the batch is left for the next writer).
-    Invalid items are logged and dropped, never retried.
+          stage: Callable[[list[Item]], None] | None = None, lane: Lane = COMMON,
+          home: Home | None = None, send_kick: SendKick | None = None) -> int:
+    """Commit what is queued in ``lane``, ``batch_pages`` pages at a time, with
+    ``write``. Returns the number of files written. Only one drain of a lane runs at
+    a time: WriterBusy is raised while another writer holds its lock (the caller
+    retries later), and LockLost if the lock is lost on the way (the batch is left
+    for the next writer). Invalid items are logged and dropped, never retried.
 
     With ``defer``, a batch short of ``batch_pages`` is committed only once no new
-    item came into ``pdfindex:results`` for ``idle`` seconds (or it has waited
-    MAX_WAIT_SECONDS): until then the batch stays in ``pdfindex:writing`` and
-    ``defer(seconds)`` kicks the writer again when the quiet time would be up. So
-    files arriving one at a time are committed together instead of one commit each,
-    and the writer holds no process (often the one extraction would use) while it
-    waits. Without ``defer``, everything queued is committed now. ``stage(batch)``,
-    when given, is told the waiting batch each time, so that it can index the new
-    items while the batch waits (the commit still goes through ``write``)."""
+    item came into the lane for ``idle`` seconds (or it has waited MAX_WAIT_SECONDS):
+    until then the batch stays in the lane's writing list and ``defer(seconds)``
+    kicks the writer again when the quiet time would be up. So files arriving one at
+    a time are committed together instead of one commit each, and the writer holds
+    no process (often the one extraction would use) while it waits. Without
+    ``defer``, everything queued is committed now. ``stage(batch)``, when given, is
+    told the waiting batch each time, so that it can index the new items while the
+    batch waits (the commit still goes through ``write``).
+
+    With ``home``, an item whose home is another lane is moved there (and that
+    lane's writer kicked with ``send_kick``) instead of being written."""
     written = 0
-    with WriterLock(r, lock_seconds) as lock:
-        r.delete(KICK)  # draining starts: an item pushed from now on sends a new kick
+    with WriterLock(r, lock_seconds, lane) as lock:
+        r.delete(lane.kick)  # draining starts: an item pushed from now on sends a new kick
         while True:
-            batch: list[HandOff] = []
-            seen: dict[Any, HandOff] = {}
-            for stored in r.lrange(WRITING, 0, -1):  # left by a killed or waiting writer
-                handoff = _PARSED.get(stored, roots, verify) or _take(r, stored, roots, verify, WRITING)
-                if handoff is not None:
-                    batch.append(handoff)
-                    seen[stored] = handoff
-            pages = sum(len(h.outcome.pages) for h in batch)
+            seen: dict[Any, Item] = {}  # the batch, by the bytes it came as
+            moved: set[Lane] = set()
+            for stored in r.lrange(lane.writing, 0, -1):  # left by a killed or waiting writer
+                item = _PARSED.get(lane, stored, roots, verify) or _take(r, stored, roots, verify, lane.writing, lane)
+                if item is not None:
+                    _keep(r, lane, home, stored, item, seen, moved)
+            pages = sum(map(_pages, seen.values()))
             fresh = 0
             while pages < batch_pages:
-                raw = r.lmove(RESULTS, WRITING, "LEFT", "RIGHT")
+                raw = r.lmove(lane.results, lane.writing, "LEFT", "RIGHT")
                 if raw is None:
                     break
-                handoff = _take(r, raw, roots, verify, RESULTS)
-                if handoff is not None:  # a dropped item does not count: forged ones cannot hold a batch back
-                    batch.append(handoff)
-                    seen[raw] = handoff
-                    pages += len(handoff.outcome.pages)
+                item = _take(r, raw, roots, verify, lane.results, lane)
+                # a dropped item does not count: forged ones cannot hold a batch back
+                if item is not None and _keep(r, lane, home, raw, item, seen, moved):
+                    pages += _pages(item)
                     fresh += 1
+            for other in moved:
+                if send_kick is not None:
+                    send_kick(other)
+            batch = list(seen.values())
             if not batch:
                 return written
-            if defer is not None and pages < batch_pages and not r.delete(WRITE_NOW):
-                wait = _wait_for_more(r, fresh, idle)
+            if defer is not None and pages < batch_pages and not r.delete(lane.write_now):
+                wait = _wait_for_more(r, fresh, idle, lane)
                 if wait > 0:
                     _PARSED.keep(seen)
                     if stage is not None:
                         stage(batch)
-                    log.debug("pdfindex writer: %d files (%d pages) wait %.2f s for more", len(batch), pages, wait)
+                    log.debug("pdfindex writer: %d items (%d pages) wait %.2f s for more", len(batch), pages, wait)
                     defer(max(wait, MIN_DEFER_SECONDS))
                     return written
             lock.ensure()
             briefs = _write_isolating(batch, write, lock.ensure)
-            record_done(r, ((h.run_id, h.job_hash, info) for h, info in zip(batch, briefs, strict=True)))
+            handoffs = [item for item in batch if isinstance(item, HandOff)]
+            record_done(r, ((h.run_id, h.job_hash, info) for h, info in zip(handoffs, briefs, strict=True)))
             lock.ensure()
             _PARSED.keep({})
-            r.delete(WRITING, WAITING_SINCE, LAST_NEW)
-            written += len(batch)
+            r.delete(lane.writing, lane.waiting_since, lane.last_new)
+            written += len(handoffs)
+
+
+def _keep(r: redis.Redis, lane: Lane, home: Home | None, raw: Any, item: Item, seen: dict[Any, Item],
+          moved: set[Lane]) -> bool:
+    """Whether ``item`` joins the batch (``seen``); one whose home is another lane
+    is moved there instead (and that lane noted in ``moved``)."""
+    other = home(item) if home is not None else lane
+    if other != lane:
+        _move(r, raw, lane, other)
+        moved.add(other)
+        return False
+    seen[raw] = item
+    return True
+
+
+def _pages(item: Item) -> int:
+    return len(item.outcome.pages) if isinstance(item, HandOff) else 0
+
+
+def _move(r: redis.Redis, raw: Any, source: Lane, target: Lane) -> None:
+    """Move one item from ``source``'s writing list to ``target``'s results, at once
+    (MULTI): never lost, never in both."""
+    pipe = r.pipeline(transaction=True)
+    pipe.rpush(target.results, raw)
+    pipe.lrem(source.writing, 1, raw)
+    pipe.execute()
+
+
+#: The most items one routing step moves in one transaction.
+ROUTE_ITEMS = 200
+
+
+def route(r: redis.Redis, shards: int, send_kick: SendKick, verify: Callable[[bytes], bytes] | None = None,
+          lock_seconds: float = LOCK_SECONDS) -> int:
+    """Move the common lane's items to their shard's lane (by the job's hash, see
+    ``route_hash``) and kick the writers of the lanes that got some: done by a shard
+    writer, when no writer of every shard drains the common lane. A step of up to
+    ROUTE_ITEMS items goes in one transaction (they are pushed to their lanes and
+    gone from the common one together), so a router killed mid-way leaves them in
+    pdfindex:writing for the next router, neither lost nor doubled. Returns the
+    number of items moved; malformed ones are logged and dropped."""
+    moved = 0
+    with WriterLock(r, lock_seconds, COMMON) as lock:
+        r.delete(COMMON.kick)
+        while True:
+            raws = r.lrange(COMMON.writing, 0, -1)
+            while len(raws) < ROUTE_ITEMS and (raw := r.lmove(COMMON.results, COMMON.writing, "LEFT", "RIGHT")):
+                raws.append(raw)
+            if not raws:
+                return moved
+            targets: dict[Lane, list[Any]] = {}
+            for raw in raws:
+                try:
+                    target = Lane(shard_of(route_hash(raw, verify), shards))
+                except BadMessage as exc:
+                    _drop(r, raw, COMMON.results, exc, COMMON)
+                    continue
+                targets.setdefault(target, []).append(raw)
+            lock.ensure()
+            pipe = r.pipeline(transaction=True)
+            for target, items in targets.items():
+                pipe.rpush(target.results, *items)
+            for items in targets.values():
+                for raw in items:
+                    pipe.lrem(COMMON.writing, 1, raw)
+            pipe.execute()
+            moved += sum(map(len, targets.values()))
+            for target in targets:
+                send_kick(target)
+
+
+def waiting(r: redis.Redis) -> dict[Lane, int]:
+    """Items waiting to be written, per lane that has any (every possible shard's
+    lane is looked at: one round trip)."""
+    every = lanes(MAX_SHARDS)
+    pipe = r.pipeline(transaction=False)
+    for lane in every:
+        pipe.llen(lane.results)
+        pipe.llen(lane.writing)
+    counts = pipe.execute()
+    found = {lane: int(counts[2 * i]) + int(counts[2 * i + 1]) for i, lane in enumerate(every)}
+    return {lane: n for lane, n in found.items() if n}
 
 
 def queue_depths(settings: Settings) -> dict[str, int]:
@@ -680,7 +897,7 @@ def queue_depths(settings: Settings) -> dict[str, int]:
         r = client(settings)
         try:
             depths = {name: int(r.llen(name)) for name in QUEUES}
-            depths["waiting to be written"] = int(r.llen(RESULTS)) + int(r.llen(WRITING))
+            depths["waiting to be written"] = sum(waiting(r).values())
         finally:
             r.close()
     return depths

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pdfindex.indexer import IndexWriter, PageIndex
+from .queue import HandOff, Item
 
-    from .queue import HandOff
+if TYPE_CHECKING:
+    from pdfindex.indexer import IndexWriter
 
 log = logging.getLogger("pdfindex.queue")
 
@@ -39,20 +40,24 @@ class Staging:
         self._idle_drop = idle_drop
         self._lock = threading.Lock()
         self._writer: IndexWriter | None = None
-        self._added: list[HandOff] = []
+        self._added: list[Item] = []
         self._timer: threading.Timer | None = None
 
-    def stage(self, index: PageIndex, batch: list[HandOff]) -> None:
-        """Add the items of the waiting ``batch`` not added yet. A failure only
-        costs the head start: the writer is dropped and the commit redoes it all."""
+    def stage(self, open_writer: Callable[[], IndexWriter], batch: list[Item]) -> None:
+        """Add the hand-offs of the waiting ``batch`` not added yet, up to its first
+        release (the commit acts on those), to the writer ``open_writer()`` opens.
+        A failure only costs the head start: the writer is dropped and the commit
+        redoes it all."""
         with self._lock:
             self._stop_timer()
             if not self._holds_prefix_of(batch):
                 self._drop()
             try:
                 if self._writer is None:
-                    self._writer = index.writer(batch_pages=10**9, processes=True)
+                    self._writer = open_writer()
                 for handoff in batch[len(self._added):]:
+                    if not isinstance(handoff, HandOff):
+                        break
                     self._writer.add(handoff.outcome.doc, handoff.outcome.pages)
                     self._added.append(handoff)
             except Exception as exc:  # noqa: BLE001 - the commit will meet it again and handle it
@@ -63,7 +68,7 @@ class Staging:
             self._timer.daemon = True
             self._timer.start()
 
-    def take(self, batch: list[HandOff]) -> tuple[IndexWriter | None, int]:
+    def take(self, batch: list[Item]) -> tuple[IndexWriter | None, int]:
         """The open writer, if it holds the first items of ``batch`` (and how many),
         for the caller to finish and commit; (None, 0) otherwise. Either way this
         holds no writer afterwards."""
@@ -80,7 +85,7 @@ class Staging:
         with self._lock:
             self._drop()
 
-    def _holds_prefix_of(self, batch: list[HandOff]) -> bool:
+    def _holds_prefix_of(self, batch: list[Item]) -> bool:
         return len(self._added) <= len(batch) and all(a is b for a, b in zip(self._added, batch, strict=False))
 
     def _drop(self) -> None:

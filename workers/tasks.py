@@ -2,8 +2,11 @@
 
 ``pdfindex.extract(path, doc_hash, run_id)`` (queue "extract", any number of
 workers): extract one file under the worker's PDFINDEX_ROOTS and hand the outcome to
-the writer. ``pdfindex.write()`` (queue "index", ONE worker with one process): commit
-handed-off outcomes to the writer's own PDFINDEX_INDEX_DIR in batches.
+the writer. ``pdfindex.write()`` (queue "index"): commit handed-off outcomes to the
+writer's own PDFINDEX_INDEX_DIR in batches, every shard from one worker of one
+process; or, where each shard has a writer of its own (``pdfindex worker --queues
+index.K``, on any hosts sharing the index's filesystem), route them to their shard's
+lane, whose writer ``pdfindex.write(K)`` (queue "index.K") commits them.
 
 A message is input from whoever can reach the broker: it is parsed and checked
 (``queue.parse_extract``) and refused with a log line when malformed or outside the
@@ -21,10 +24,11 @@ import redis
 from celery import Task
 from celery.utils.log import get_task_logger
 
+from pdfindex import config
 from pdfindex.indexer import IndexBusy, PageIndex, Status, StorageError
 
 from . import queue
-from .app import app, is_dedicated_writer, settings, signer
+from .app import app, is_dedicated_writer, settings, signer, writer_shards
 from .errors import OutsideRoots
 from .files import check_under_roots, read_passwords
 from .limits import memory_cap
@@ -85,7 +89,17 @@ def _hand_off(r: redis.Redis, job: queue.ExtractJob, outcome: Outcome) -> None:
     queue.retrying(lambda: queue.push_result(r, item, _SIGN))
     log.info("pdfindex: %s %r (%d pages) handed to the index writer", outcome.doc.status, job.path[:SHOWN_PATH],
              len(outcome.pages))
-    queue.retrying(lambda: queue.kick(r, write.delay))  # after the push: see queue.kick
+    queue.retrying(lambda: kick(r, queue.COMMON))  # after the push: see queue.kick
+
+
+def send_write(lane: queue.Lane, countdown: float | None = None) -> None:
+    """Send the write task of ``lane``'s writer to its queue."""
+    write.apply_async(args=[] if lane.shard is None else [lane.shard], queue=lane.queue, countdown=countdown)
+
+
+def kick(r: redis.Redis, lane: queue.Lane, *, force: bool = False) -> bool:
+    """Kick ``lane``'s writer unless a kick is pending (queue.kick)."""
+    return queue.kick(r, lambda: send_write(lane), force=force, lane=lane)
 
 
 class ExtractTask(Task):
@@ -165,44 +179,139 @@ def extract(self: Task, *args: Any, **kwargs: Any) -> None:
 _STAGING = Staging()
 
 
-def write_batch(index: PageIndex, batch: list[queue.HandOff], ensure: Any) -> list[dict[str, Any]]:
-    """Commit one batch of validated outcomes (one commit), continuing the writer
-    that indexed its first items while it waited, if any; ``ensure()`` right before
-    the commit stops a writer that lost its lock."""
+def write_batch(index: PageIndex, batch: list[queue.Item], ensure: Any) -> list[dict[str, Any]]:
+    """Commit one batch of validated outcomes (one commit) to every shard, continuing
+    the writer that indexed its first items while it waited, if any; ``ensure()``
+    right before the commit stops a writer that lost its lock."""
     staged, done = _STAGING.take(batch)
     with staged or index.writer(batch_pages=10**9, processes=True) as writer:
-        for handoff in batch[done:]:
-            writer.add(handoff.outcome.doc, handoff.outcome.pages)
+        for item in batch[done:]:
+            if isinstance(item, queue.HandOff):
+                writer.add(item.outcome.doc, item.outcome.pages)
+            else:  # only a shard writer sends these, to shard lanes; this writer releases paths itself
+                log.warning("pdfindex writer: ignored a release of %r in the common lane", item.path[:SHOWN_PATH])
         ensure()
-    briefs = [brief(handoff.outcome) for handoff in batch]
-    rejected = {record.doc_hash: record for record in writer.rejected}
-    for info, handoff in zip(briefs, batch, strict=True):
+    return _briefs(batch, writer.rejected)
+
+
+def write_shard_batch(index: PageIndex, shard: int, r: redis.Redis, send_kick: queue.SendKick,
+                      batch: list[queue.Item], ensure: Any) -> list[dict[str, Any]]:
+    """Commit one batch of shard ``shard``'s lane to that shard alone, then tell the
+    writers of other shards which paths its documents took from theirs (a changed
+    file's new version can live in another shard than the old one): a release item
+    each, pushed before the batch leaves the lane, so a writer killed in between
+    commits and tells again. A release received is acted on only if the index shows
+    its owner holding the path."""
+    staged, done = _STAGING.take(batch)
+    with staged or index.shard_writer(shard, batch_pages=10**9) as writer:
+        for item in batch[done:]:
+            if isinstance(item, queue.HandOff):
+                writer.add(item.outcome.doc, item.outcome.pages)
+            elif index.shard_of(item.owner) != shard and item.owner in index.holders(item.path):
+                writer.release(item.path)
+        ensure()
+    releases: dict[int, list[bytes]] = {}
+    for item in batch:
+        if isinstance(item, queue.HandOff):
+            doc = item.outcome.doc
+            for holder in index.holders(doc.path) - {doc.doc_hash}:
+                other = index.shard_of(holder)
+                if other != shard:
+                    releases.setdefault(other, []).append(queue.encode(queue.release_item(doc.path, doc.doc_hash),
+                                                                       _SIGN))
+    for other, items in releases.items():
+        r.rpush(queue.Lane(other).results, *items)
+        send_kick(queue.Lane(other))
+    return _briefs(batch, writer.rejected)
+
+
+def _briefs(batch: list[queue.Item], rejected_records: list[Any]) -> list[dict[str, Any]]:
+    """What each hand-off's run is told: its outcome, or the failure record the
+    writer wrote in its place."""
+    handoffs = [item for item in batch if isinstance(item, queue.HandOff)]
+    briefs = [brief(handoff.outcome) for handoff in handoffs]
+    rejected = {record.doc_hash: record for record in rejected_records}
+    for info, handoff in zip(briefs, handoffs, strict=True):
         record = rejected.get(handoff.outcome.doc.doc_hash)
         if record is not None:  # written as a failure record in its place
             info.update(status=str(Status.FAILED), error=record.error, pages=0, needs_ocr=0, coverages=[])
     return briefs
 
 
-def _defer(r: redis.Redis) -> queue.Defer:
+def _defer(r: redis.Redis, lane: queue.Lane) -> queue.Defer:
     """The writer's batch waits for more files: one kick, ``seconds`` from now (none
     if a hand-off has sent one meanwhile)."""
     def defer(seconds: float) -> None:
-        queue.kick(r, lambda: write.apply_async(countdown=seconds), value=queue.DELAYED)
+        queue.kick(r, lambda: send_write(lane, countdown=seconds), value=queue.DELAYED, lane=lane)
 
     return defer
 
 
-@app.task(name="pdfindex.write", bind=True, max_retries=WRITE_RETRIES)
-def write(self: Task) -> None:
-    """Drain the hand-off lists into the index (queue.drain): a batch of
+def _lane_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> queue.Lane | None:
+    """The lane a write message names: nothing (the common lane) or a shard number.
+    Anything else is refused with a log line."""
+    if not args and not kwargs:
+        return queue.COMMON
+    shard = args[0] if len(args) == 1 and not kwargs else None
+    if isinstance(shard, bool) or not isinstance(shard, int) or not 0 <= shard < config.MAX_SHARDS:
+        log.error("pdfindex: refused pdfindex.write%a: malformed message (a shard number, 0-%d, or nothing)",
+                  tuple(str(a)[:40] for a in args[:3]) + tuple(str(k)[:40] for k in list(kwargs)[:3]),
+                  config.MAX_SHARDS - 1)
+        return None
+    return queue.Lane(shard)
+
+
+def _home(index: PageIndex, lane: queue.Lane) -> queue.Home:
+    """Where an item of a shard lane belongs: the shard of its document (or the
+    common lane, if the index is no longer sharded that far)."""
+    def home(item: queue.Item) -> queue.Lane:
+        if index.shards <= 1 or (isinstance(item, queue.Release) and lane.shard is not None
+                                 and lane.shard >= index.shards):
+            return queue.COMMON
+        return queue.Lane(index.shard_of(item.outcome.doc.doc_hash)) if isinstance(item, queue.HandOff) else lane
+
+    return home
+
+
+def _write_lane(r: redis.Redis, lane: queue.Lane) -> None:
+    index = PageIndex(settings.index_dir, new_language=settings.language, new_shards=settings.shards)
+    dedicated = is_dedicated_writer()
+    owned = writer_shards()
+    if lane.shard is None and owned is not None and index.shards > 1:
+        queue.route(r, index.shards, lambda target: kick(r, target), _VERIFY)
+        return
+    if lane.shard is None:
+        stage = (lambda batch: _STAGING.stage(lambda: index.writer(batch_pages=10**9, processes=True), batch)
+                 ) if dedicated else None
+        queue.drain(r, settings.batch_pages, lambda batch, ensure: write_batch(index, batch, ensure),
+                    settings.roots, _VERIFY, defer=_defer(r, lane), stage=stage)
+        return
+    shard = lane.shard
+    if owned is None or shard not in owned:
+        log.error("pdfindex: refused pdfindex.write(%d): this worker writes %s", shard,
+                  "every shard from the common lane" if owned is None else f"shards {sorted(owned)}")
+        return
+    stage = (lambda batch: _STAGING.stage(lambda: index.shard_writer(shard, batch_pages=10**9), batch)
+             ) if dedicated and shard < index.shards else None
+    send_kick = lambda target: kick(r, target)  # noqa: E731
+    queue.drain(r, settings.batch_pages,
+                lambda batch, ensure: write_shard_batch(index, shard, r, send_kick, batch, ensure),
+                settings.roots, _VERIFY, defer=_defer(r, lane), stage=stage, lane=lane,
+                home=_home(index, lane), send_kick=send_kick)
+
+
+@app.task(name="pdfindex.write", bind=True, max_retries=WRITE_RETRIES, typing=False)
+def write(self: Task, *args: Any, **kwargs: Any) -> None:
+    """Drain a lane's hand-off list into the index (queue.drain): a batch of
     ``PDFINDEX_BATCH_PAGES`` pages per commit, or what came once files stop coming
-    for a second; never a commit per file."""
+    for a second; never a commit per file. A shard writer's kick of the common lane
+    routes it instead (queue.route)."""
+    lane = _lane_of(args, kwargs)
+    if lane is None:
+        return
     r = queue.client(settings)
     try:
-        index = PageIndex(settings.index_dir, new_language=settings.language, new_shards=settings.shards)
-        stage = (lambda batch: _STAGING.stage(index, batch)) if is_dedicated_writer() else None
-        queue.drain(r, settings.batch_pages, lambda batch, ensure: write_batch(index, batch, ensure),
-                    settings.roots, _VERIFY, defer=_defer(r), stage=stage)
+        _write_lane(r, lane)
         with suppress(redis.RedisError):
             r.delete(queue.WRITER_ERROR)
     except (IndexBusy, queue.WriterBusy) as exc:
@@ -212,9 +321,9 @@ def write(self: Task) -> None:
             log.warning("pdfindex: write kick given up after %d retries (%s); the next hand-off or a "
                         "waiting client kicks the writer again", self.request.retries, exc)
             with suppress(redis.RedisError):
-                r.delete(queue.KICK)
+                r.delete(lane.kick)
             return
-        raise self.retry(exc=exc, countdown=2) from None
+        raise self.retry(exc=exc, countdown=2, queue=lane.queue) from None
     except StorageError as exc:
         # Disk full, read-only, damaged or untrusted index: the batch stays in
         # pdfindex:writing for the next kick (a waiting ingest client sends one each

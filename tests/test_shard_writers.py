@@ -1,0 +1,331 @@
+"""Shard writers of their own (issue 12): each shard of a sharded index written by a
+Celery worker of its own (`index.K` queues), as on hosts that share the index's
+filesystem; the common lane routed to the shards' lanes, paths released across
+shards, and every message and item from the queue still untrusted.
+
+Real Redis (database 12 of 127.0.0.1:6379, or ``$PDFINDEX_TEST_SHARDS_REDIS_URL``;
+skipped when none answers), real indexes on disk, real `celery worker` processes and
+the real `pdfindex ingest` client for the end-to-end tests.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from pdfindex.indexer import PageIndex, PageRecord, Status, shard_of
+from pdfindex.workers import queue
+from pdfindex.workers.outcome import Outcome, failed
+from tests.ingest_helpers import (
+    cli_env,
+    find,
+    flushed_redis,
+    ingest,
+    page_word,
+    parse_summary,
+    reap,
+    status_json,
+    text_pdf,
+    wait_for,
+    write,
+)
+from tests.test_ingest_celery import Cluster, _finish, _start_client
+
+REDIS_URL = os.environ.get("PDFINDEX_TEST_SHARDS_REDIS_URL", "redis://127.0.0.1:6379/12")
+RUN = "ef" * 16
+
+
+@pytest.fixture
+def broker() -> Iterator[redis.Redis]:
+    with flushed_redis(REDIS_URL) as client:
+        yield client
+
+
+def _item(path: Path, job: str, word: str, doc_hash: str | None = None) -> bytes:
+    """A one-page hand-off item as an extraction task pushes it (``doc_hash``: the
+    record's own hash, when the file changed after it was planned as ``job``)."""
+    doc = dataclasses.replace(failed(path, doc_hash or job, Status.FAILED, "x").doc, status=Status.INDEXED,
+                              page_count=1, error="")
+    page = PageRecord(number=1, text=f"{word} sharded words", coverage=1.0, glyphs=20, unresolved=0, needs_ocr=False)
+    return json.dumps(queue.handoff_item(RUN, job, Outcome(doc, [page], job).to_json(), 1)).encode()
+
+
+def _hash_in(shard: int, shards: int, start: int = 0) -> str:
+    """A document hash that lives in ``shard``."""
+    n = start
+    while shard_of(h := hashlib.sha256(str(n).encode()).hexdigest(), shards) != shard:
+        n += 1
+    return h
+
+
+class Kicks(list[queue.Lane]):
+    """A drain's or router's ``send_kick``: records each lane kicked."""
+
+    def __call__(self, lane: queue.Lane) -> None:
+        self.append(lane)
+
+
+def _drain_shard(r: redis.Redis, index: PageIndex, shard: int, docs: Path, kicks: Kicks) -> int:
+    """What shard ``shard``'s writer does when kicked (tasks._write_lane), with the
+    kicks it sends recorded instead of sent."""
+    from pdfindex.workers.tasks import _home, write_shard_batch
+
+    lane = queue.Lane(shard)
+    return queue.drain(r, 2000, lambda batch, ensure: write_shard_batch(index, shard, r, kicks, batch, ensure),
+                       (docs,), lane=lane, home=_home(index, lane), send_kick=kicks)
+
+
+# ---- routing, forwarding and releases on a real Redis and a real index ----------------------
+
+def test_the_router_moves_each_item_to_its_shard_s_lane_and_kicks_each_lane_once(broker: redis.Redis,
+                                                                                 tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    jobs = [_hash_in(k % 3, 3, start=100 * k) for k in range(9)]
+    items = [_item(docs / f"f{n}.pdf", job, f"routed{n}") for n, job in enumerate(jobs)]
+    broker.rpush(queue.RESULTS, items[0], b"not json", *items[1:], json.dumps({"job": "x" * 64}).encode())
+    kicks = Kicks()
+    assert queue.route(broker, 3, kicks) == 9
+    for k in range(3):
+        assert broker.lrange(queue.Lane(k).results, 0, -1) == [i for i, j in zip(items, jobs) if shard_of(j, 3) == k]
+    assert sorted(lane.shard for lane in kicks) == [0, 1, 2]  # once each, however many items
+    assert broker.llen(queue.RESULTS) == 0 and broker.llen(queue.WRITING) == 0
+    assert not broker.exists(queue.WRITER_LOCK)
+
+
+def test_a_router_killed_mid_step_leaves_its_items_for_the_next_one(broker: redis.Redis, tmp_path: Path) -> None:
+    """Items a router had taken (in pdfindex:writing) and not moved yet are moved by
+    the next router, once: none lost, none doubled."""
+    job = _hash_in(1, 2)
+    taken = _item(tmp_path / "taken.pdf", job, "taken")
+    broker.rpush(queue.WRITING, taken)
+    broker.rpush(queue.RESULTS, _item(tmp_path / "new.pdf", _hash_in(1, 2, start=5000), "new"))
+    assert queue.route(broker, 2, Kicks()) == 2
+    assert broker.lrange(queue.Lane(1).results, 0, 0) == [taken] and broker.llen(queue.Lane(1).results) == 2
+
+
+def test_a_shard_writer_writes_its_shard_and_forwards_an_item_of_another(broker: redis.Redis, tmp_path: Path) -> None:
+    """An item in shard 0's lane whose document lives in shard 1 (pushed there by
+    anyone, or a file rewritten after it was planned) is moved to shard 1's lane and
+    its writer kicked; shard 0's writer writes only shard 0."""
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    index = PageIndex(root, new_shards=2)
+    mine, theirs = _hash_in(0, 2), _hash_in(1, 2)
+    stray = _item(docs / "stray.pdf", mine, "stray", doc_hash=theirs)  # planned in shard 0, its content in 1
+    broker.rpush(queue.Lane(0).results, _item(docs / "mine.pdf", mine, "mine"), stray)
+    kicks = Kicks()
+    assert _drain_shard(broker, index, 0, docs, kicks) == 1
+    assert find(index, "mine") == [(str(docs / "mine.pdf"), 1)] and find(index, "stray") == []
+    assert broker.lrange(queue.Lane(1).results, 0, -1) == [stray] and kicks == [queue.Lane(1)]
+    assert broker.llen(queue.Lane(0).writing) == 0
+    assert _drain_shard(broker, index, 1, docs, Kicks()) == 1
+    assert find(index, "stray") == [(str(docs / "stray.pdf"), 1)]
+    assert [index.shard_of(h) for h in index.holders(str(docs / "stray.pdf"))] == [1]
+    assert index.check() == []
+
+
+def test_a_path_taken_in_one_shard_is_released_by_the_other_shard_s_writer(broker: redis.Redis,
+                                                                          tmp_path: Path) -> None:
+    """A file rewritten so that its new content lives in another shard: the new
+    version's writer tells the old one's, whose document lets the path go (and goes
+    with its last path)."""
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    index = PageIndex(root, new_shards=2)
+    path = docs / "report.pdf"
+    old, new = _hash_in(0, 2), _hash_in(1, 2)
+    broker.rpush(queue.Lane(0).results, _item(path, old, "oldversion"))
+    assert _drain_shard(broker, index, 0, docs, Kicks()) == 1
+    broker.rpush(queue.Lane(1).results, _item(path, new, "newversion"))
+    kicks = Kicks()
+    assert _drain_shard(broker, index, 1, docs, kicks) == 1
+    assert kicks == [queue.Lane(0)]
+    (release,) = broker.lrange(queue.Lane(0).results, 0, -1)
+    assert queue.parse_item(release, (docs,)) == queue.Release(str(path), new)
+    assert index.holders(str(path)) == {old, new}  # until shard 0's writer reads it
+    assert _drain_shard(broker, index, 0, docs, Kicks()) == 0  # no file written, a path released
+    assert index.holders(str(path)) == {new}
+    assert index.document(old) is None and find(index, "oldversion") == []
+    assert find(index, "newversion") == [(str(path), 1)]
+    assert index.check() == [] and broker.llen(queue.Lane(0).writing) == 0
+
+
+@pytest.mark.parametrize("forged", ["owner holds nothing", "owner in the same shard", "owner holds another path"])
+def test_a_forged_release_changes_nothing(broker: redis.Redis, tmp_path: Path, forged: str) -> None:
+    """Anyone who can reach Redis can push a release: it is acted on only if the
+    index shows its owner, in another shard, holding the path."""
+    docs, root = tmp_path / "docs", tmp_path / "index"
+    index = PageIndex(root, new_shards=2)
+    path, elsewhere = docs / "kept.pdf", docs / "other.pdf"
+    victim, other = _hash_in(0, 2), _hash_in(1, 2)
+    broker.rpush(queue.Lane(0).results, _item(path, victim, "victim"))
+    broker.rpush(queue.Lane(1).results, _item(elsewhere, other, "other"))
+    _drain_shard(broker, index, 0, docs, Kicks())
+    _drain_shard(broker, index, 1, docs, Kicks())
+    owner = {"owner holds nothing": _hash_in(1, 2, start=9000), "owner in the same shard": victim,
+             "owner holds another path": other}[forged]
+    broker.rpush(queue.Lane(0).results, json.dumps(queue.release_item(str(path), owner)).encode())
+    assert _drain_shard(broker, index, 0, docs, Kicks()) == 0
+    assert index.holders(str(path)) == {victim} and find(index, "victim") == [(str(path), 1)]
+    assert broker.llen(queue.Lane(0).writing) == 0 and broker.llen(queue.Lane(0).results) == 0
+
+
+@pytest.mark.parametrize(("item", "problem"), [
+    ({"release": "/elsewhere/x.pdf", "owner": "a" * 64}, "outside the writer's PDFINDEX_ROOTS"),
+    ({"release": "relative.pdf", "owner": "a" * 64}, "not absolute"),
+    ({"release": "/docs/x.pdf", "owner": "A" * 64}, "the owner's hash"),
+    ({"release": ["/docs/x.pdf"], "owner": "a" * 64}, "not a string"),
+    ({"release": "/docs/x.pdf", "owner": "a" * 64, "more": 1}, "not a hand-off item"),
+])
+def test_a_malformed_release_is_refused(item: dict[str, Any], problem: str) -> None:
+    with pytest.raises(queue.BadMessage, match=problem):
+        queue.parse_item(json.dumps(item).encode(), (Path("/docs"),))
+
+
+@pytest.mark.parametrize("args", [("1",), (True,), (-1,), (64,), (1.0,), (0, 1), (None,)])
+def test_a_malformed_write_message_is_refused(args: tuple[Any, ...], caplog: pytest.LogCaptureFixture) -> None:
+    from pdfindex.workers.tasks import _lane_of
+
+    with caplog.at_level(logging.ERROR):
+        assert _lane_of(args, {}) is None
+    assert "refused pdfindex.write" in caplog.text
+    assert _lane_of((), {"shard": 1}) is None
+    assert _lane_of((), {}) == queue.COMMON and _lane_of((3,), {}) == queue.Lane(3)
+
+
+@pytest.mark.parametrize("name", ["index.x", "index.64", "index.-1", "index.", "index.\u0663", "index.1.2"])
+def test_a_malformed_shard_queue_is_refused(name: str) -> None:
+    from pdfindex.workers.app import shard_queues
+
+    with pytest.raises(ValueError, match="index.K"):
+        shard_queues({"extract", name})
+    assert shard_queues({"index", "index.0", "index.12"}) == {0, 12} and shard_queues({"index"}) is None
+
+
+# ---- end to end: a worker per shard, the real client --------------------------------------
+
+def _folder(folder: Path, count: int) -> list[Path]:
+    return [write(folder / f"doc{i:02d}.pdf", text_pdf(f"sharded{i}", 1 + i % 3)) for i in range(count)]
+
+
+def _shards_of(paths: list[Path], shards: int) -> list[int]:
+    from pdfindex.workers.files import sha256_of
+
+    return [shard_of(sha256_of(path), shards) for path in paths]
+
+
+def _cluster(tmp_path: Path, **settings: str) -> Cluster:
+    settings = {"roots": str(tmp_path), "index_dir": str(tmp_path / "index"), "shards": "2", **settings}
+    return Cluster(REDIS_URL, tmp_path, **settings)
+
+
+def _hits(index: PageIndex, queries: list[str]) -> list[list[tuple[str, int]]]:
+    return [[(hit.path, hit.page) for hit in index.search(q).hits] for q in queries]
+
+
+@pytest.mark.slow
+def test_a_writer_per_shard_writes_the_index_one_writer_would(broker: redis.Redis, tmp_path: Path) -> None:
+    """Two shard writers (workers of their own, as on two hosts) and an extraction
+    worker: every page is indexed in its shard, and the index answers like the one
+    an embedded ingest of the same files writes."""
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    paths = _folder(folder, 10)
+    assert set(_shards_of(paths, 2)) == {0, 1}
+    cluster = _cluster(tmp_path)
+    client = None
+    try:
+        cluster.start(("ex", "extract", 2), ("w0", "index,index.0", 1), ("w1", "index,index.1", 1))
+        client = _start_client(folder, index, cluster.env)
+        stdout, stderr = _finish(client, 120)
+    finally:
+        if client is not None:
+            reap(client)
+        cluster.stop()
+    assert client.returncode == 0, stderr
+    assert parse_summary(stdout).indexed == len(paths)
+    ix = PageIndex(index)
+    assert ix.shards == 2 and ix.check() == []
+    for i, path in enumerate(paths):
+        for page in range(1, 2 + i % 3):
+            assert find(ix, page_word(f"sharded{i}", page)) == [(str(path), page)]
+    for name in ("w0", "w1"):
+        assert "refused" not in cluster.workers[name].log_text()
+    pages = [1 + i % 3 for i in range(len(paths))]
+    assert status_json(index, cluster.env)["shard_pages"] == [
+        sum(n for n, k in zip(pages, _shards_of(paths, 2)) if k == shard) for shard in range(2)]
+    embedded = tmp_path / "embedded"
+    ingest(embedded, folder, env=cli_env(PDFINDEX_SHARDS="2"))
+    queries = ["sharded", "words", "sharded3all OR sharded7all", '"sharded words"']
+    assert _hits(ix, queries) == _hits(PageIndex(embedded), queries)
+    assert all(broker.llen(lane.results) == 0 and broker.llen(lane.writing) == 0 for lane in queue.lanes(2))
+
+
+@pytest.mark.slow
+def test_a_stopped_shard_writer_holds_back_only_its_own_shard(broker: redis.Redis, tmp_path: Path) -> None:
+    """Shard 1's writer is not running: shard 0's files are indexed, shard 1's wait in
+    its lane (the client waits too) until its writer starts, then all are done."""
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    paths = _folder(folder, 8)
+    shards = _shards_of(paths, 2)
+    assert set(shards) == {0, 1}
+    cluster = _cluster(tmp_path)
+    client = None
+    try:
+        cluster.start(("ex", "extract", 2), ("w0", "index,index.0", 1))
+        client = _start_client(folder, index, cluster.env)
+        wait_for(lambda: broker.llen(queue.Lane(1).results) + broker.llen(queue.Lane(1).writing) == shards.count(1)
+                 and (index / "current").exists() and len(list(PageIndex(index).documents())) == shards.count(0),
+                 90, "shard 0's files indexed and shard 1's waiting", interval=0.2)
+        assert client.poll() is None
+        cluster.start(("w1", "index,index.1", 1))
+        stdout, stderr = _finish(client, 90)
+    finally:
+        if client is not None:
+            reap(client)
+        cluster.stop()
+    assert client.returncode == 0, stderr
+    assert parse_summary(stdout).indexed == len(paths)
+    ix = PageIndex(index)
+    assert sorted(doc.path for doc in ix.documents()) == sorted(map(str, paths)) and ix.check() == []
+
+
+@pytest.mark.slow
+def test_a_file_rewritten_into_another_shard_leaves_no_old_version(broker: redis.Redis, tmp_path: Path) -> None:
+    """Ingested, then rewritten with content that lives in the other shard, then
+    ingested again: only the new version is at its path (the old one's shard writer
+    released it), as with one writer of every shard."""
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    path = write(folder / "report.pdf", text_pdf("firstdraft", 1))
+    (first,) = _shards_of([path], 2)
+    n = 0
+    while True:
+        write(path, text_pdf(f"revision{n}", 1))
+        if _shards_of([path], 2) != [first]:
+            break
+        n += 1
+    revised = path.read_bytes()
+    write(path, text_pdf("firstdraft", 1))
+    cluster = _cluster(tmp_path)
+    try:
+        cluster.start(("ex", "extract", 1), ("w0", "index,index.0", 1), ("w1", "index,index.1", 1))
+        for expected in ("firstdraft", f"revision{n}"):
+            if expected != "firstdraft":
+                path.write_bytes(revised)
+            client = _start_client(folder, index, cluster.env)
+            try:
+                stdout, stderr = _finish(client, 90)
+            finally:
+                reap(client)
+            assert client.returncode == 0, stderr
+            wait_for(lambda: len(PageIndex(index).holders(str(path))) == 1, 30, "the old version to let go")
+    finally:
+        cluster.stop()
+    ix = PageIndex(index)
+    assert find(ix, page_word(f"revision{n}", 1)) == [(str(path), 1)] and find(ix, page_word("firstdraft", 1)) == []
+    assert [doc.path for doc in ix.documents()] == [str(path)] and ix.check() == []
