@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from pdfindex import config
+from . import logs
 from .errors import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError
 from .search_cmd import _index_arg, _user_errors, path_arg
 from .terminal import shown
@@ -231,6 +232,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     if writes and writes != queues:
         print("pdfindex: note: this worker also writes the index; run its writer queues in a worker of "
               "their own (`--queues index`, or `--queues index.K` per shard)", file=sys.stderr)
+    logs.hand_over()
     app.worker_main(argv + [a for a in args.celery_args if a != "--"])
     return 0
 

@@ -94,11 +94,18 @@ def configure(verbose: int = 0, quiet: bool = False) -> None:
     """Show our records at the level of ``-v``/``-q`` on stderr. Called again (the
     tests run ``main`` many times in one process), it replaces its handler rather
     than adding a second one."""
-    root = logging.getLogger()
-    for old in [h for h in root.handlers if isinstance(h, _Handler)]:
-        root.removeHandler(old)
+    hand_over()
     handler = _Handler()
     handler.setFormatter(_Shown())
     handler.addFilter(ShownRecords(quiet))
-    root.addHandler(handler)
+    logging.getLogger().addHandler(handler)
     logging.getLogger(OURS).setLevel(level_for(verbose, quiet))
+
+
+def hand_over() -> None:
+    """Take our handler off the root logger, for a Celery worker to log its own way
+    (a line per task, its start-up banner's "ready"): Celery leaves a root logger
+    that has a handler as it is, and ours shows only pdfindex's records."""
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if isinstance(h, _Handler)]:
+        root.removeHandler(old)

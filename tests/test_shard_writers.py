@@ -14,6 +14,8 @@ import hashlib
 import json
 import logging
 import os
+import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,10 @@ from pdfindex.indexer import PageIndex, PageRecord, Status, shard_of
 from pdfindex.workers import queue
 from pdfindex.workers.outcome import Outcome, failed
 from tests.ingest_helpers import (
+    ROOT,
+    Worker,
+    book_pdf,
+    cli_argv,
     cli_env,
     find,
     flushed_redis,
@@ -32,9 +38,11 @@ from tests.ingest_helpers import (
     page_word,
     parse_summary,
     reap,
+    records,
     status_json,
     text_pdf,
     wait_for,
+    wait_ready,
     write,
 )
 from tests.test_ingest_celery import Cluster, _finish, _start_client
@@ -94,7 +102,7 @@ def test_the_router_moves_each_item_to_its_shard_s_lane_and_kicks_each_lane_once
     kicks = Kicks()
     assert queue.route(broker, 3, kicks) == 9
     for k in range(3):
-        assert broker.lrange(queue.Lane(k).results, 0, -1) == [i for i, j in zip(items, jobs) if shard_of(j, 3) == k]
+        assert broker.lrange(queue.Lane(k).results, 0, -1) == [i for i, j in zip(items, jobs, strict=True) if shard_of(j, 3) == k]
     assert sorted(lane.shard for lane in kicks) == [0, 1, 2]  # once each, however many items
     assert broker.llen(queue.RESULTS) == 0 and broker.llen(queue.WRITING) == 0
     assert not broker.exists(queue.WRITER_LOCK)
@@ -203,7 +211,7 @@ def test_a_malformed_write_message_is_refused(args: tuple[Any, ...], caplog: pyt
 def test_a_malformed_shard_queue_is_refused(name: str) -> None:
     from pdfindex.workers.app import shard_queues
 
-    with pytest.raises(ValueError, match="index.K"):
+    with pytest.raises(ValueError, match=r"index\.K"):
         shard_queues({"extract", name})
     assert shard_queues({"index", "index.0", "index.12"}) == {0, 12} and shard_queues({"index"}) is None
 
@@ -258,7 +266,7 @@ def test_a_writer_per_shard_writes_the_index_one_writer_would(broker: redis.Redi
         assert "refused" not in cluster.workers[name].log_text()
     pages = [1 + i % 3 for i in range(len(paths))]
     assert status_json(index, cluster.env)["shard_pages"] == [
-        sum(n for n, k in zip(pages, _shards_of(paths, 2)) if k == shard) for shard in range(2)]
+        sum(n for n, k in zip(pages, _shards_of(paths, 2), strict=True) if k == shard) for shard in range(2)]
     embedded = tmp_path / "embedded"
     ingest(embedded, folder, env=cli_env(PDFINDEX_SHARDS="2"))
     queries = ["sharded", "words", "sharded3all OR sharded7all", '"sharded words"']
@@ -266,10 +274,24 @@ def test_a_writer_per_shard_writes_the_index_one_writer_would(broker: redis.Redi
     assert all(broker.llen(lane.results) == 0 and broker.llen(lane.writing) == 0 for lane in queue.lanes(2))
 
 
+def _cli_worker(cluster: Cluster, name: str, queues: str) -> Worker:
+    """`pdfindex worker --queues ...` (the command an operator runs), as ``name``."""
+    log = cluster.log_dir / f"worker-{name}.log"
+    with log.open("wb") as fh:
+        proc = subprocess.Popen(cli_argv("worker", "--queues", queues, "--", "-n", f"{name}@%h", "--without-gossip",
+                                         "--without-mingle", "--without-heartbeat"),
+                                cwd=ROOT, env=cluster.env, stdout=fh, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    worker = cluster.workers[name] = Worker(name, proc, log)
+    wait_ready([worker])
+    return worker
+
+
 @pytest.mark.slow
 def test_a_stopped_shard_writer_holds_back_only_its_own_shard(broker: redis.Redis, tmp_path: Path) -> None:
     """Shard 1's writer is not running: shard 0's files are indexed, shard 1's wait in
-    its lane (the client waits too) until its writer starts, then all are done."""
+    its lane (the client and `status` say so) until its writer, started with
+    `pdfindex worker --queues index.1`, comes; then all are done."""
     folder, index = tmp_path / "docs", tmp_path / "index"
     paths = _folder(folder, 8)
     shards = _shards_of(paths, 2)
@@ -283,7 +305,10 @@ def test_a_stopped_shard_writer_holds_back_only_its_own_shard(broker: redis.Redi
                  and (index / "current").exists() and len(list(PageIndex(index).documents())) == shards.count(0),
                  90, "shard 0's files indexed and shard 1's waiting", interval=0.2)
         assert client.poll() is None
-        cluster.start(("w1", "index,index.1", 1))
+        queues = status_json(index, cluster.env)["queues"]
+        assert queues["waiting to be written"] == shards.count(1) and queues["index.1"] == 1  # its one kick
+        worker = _cli_worker(cluster, "w1", "index.1")
+        assert "index.1" in worker.log_text() and "concurrency: 1 " in worker.log_text()
         stdout, stderr = _finish(client, 90)
     finally:
         if client is not None:
@@ -314,18 +339,52 @@ def test_a_file_rewritten_into_another_shard_leaves_no_old_version(broker: redis
     cluster = _cluster(tmp_path)
     try:
         cluster.start(("ex", "extract", 1), ("w0", "index,index.0", 1), ("w1", "index,index.1", 1))
-        for expected in ("firstdraft", f"revision{n}"):
-            if expected != "firstdraft":
-                path.write_bytes(revised)
+        for version in (None, revised):
+            if version is not None:
+                path.write_bytes(version)
             client = _start_client(folder, index, cluster.env)
             try:
                 stdout, stderr = _finish(client, 90)
             finally:
                 reap(client)
-            assert client.returncode == 0, stderr
-            wait_for(lambda: len(PageIndex(index).holders(str(path))) == 1, 30, "the old version to let go")
+            assert client.returncode == 0 and parse_summary(stdout).indexed == 1, stderr
+        wait_for(lambda: len(PageIndex(index).holders(str(path))) == 1, 30, "the old version to let go")
     finally:
         cluster.stop()
     ix = PageIndex(index)
     assert find(ix, page_word(f"revision{n}", 1)) == [(str(path), 1)] and find(ix, page_word("firstdraft", 1)) == []
     assert [doc.path for doc in ix.documents()] == [str(path)] and ix.check() == []
+
+
+@pytest.mark.slow
+def test_a_shard_writer_killed_mid_commit_loses_nothing(broker: redis.Redis, tmp_path: Path) -> None:
+    """SIGKILL to the pool process of the book's shard writer while it commits: the
+    batch left in its lane's writing list is committed by the next process, once;
+    the other shard's files are indexed meanwhile."""
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    book = write(folder / "book.pdf", book_pdf("tome", 400, 30))
+    notes = [write(folder / f"note{i}.pdf", text_pdf(f"note{i}", 1)) for i in range(4)]
+    (home,) = _shards_of([book], 2)
+    lane = queue.Lane(home)
+    cluster = _cluster(tmp_path)
+    client = None
+    try:
+        cluster.start(("ex", "extract", 2), ("w0", "index,index.0", 1), ("w1", "index,index.1", 1))
+        client = _start_client(folder, index, cluster.env)
+        wait_for(lambda: broker.exists(lane.lock) and any(b"tome" in item for item in broker.lrange(lane.writing, 0, -1)),
+                 60, "the book's shard writer to commit it", interval=0.005)
+        (child,) = cluster.workers[f"w{home}"].pool_children()
+        os.kill(child, signal.SIGKILL)
+        stdout, stderr = _finish(client, 60)
+    finally:
+        if client is not None:
+            reap(client)
+        cluster.stop()
+    assert client.returncode == 0, stderr
+    assert parse_summary(stdout).indexed == 5
+    ix = PageIndex(index)
+    assert sorted(find(ix, "tomeall")) == [(str(book), n) for n in range(1, 401)]
+    for i, path in enumerate(notes):
+        assert find(ix, page_word(f"note{i}", 1)) == [(str(path), 1)]
+    assert len(records(index)) == 5 and ix.check() == []
+    assert all(broker.llen(lane.writing) == 0 for lane in queue.lanes(2))

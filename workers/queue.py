@@ -897,6 +897,10 @@ def queue_depths(settings: Settings) -> dict[str, int]:
         r = client(settings)
         try:
             depths = {name: int(r.llen(name)) for name in QUEUES}
+            pipe = r.pipeline(transaction=False)
+            for shard in range(MAX_SHARDS):
+                pipe.llen(Lane(shard).queue)
+            depths.update((Lane(shard).queue, int(n)) for shard, n in enumerate(pipe.execute()) if n)
             depths["waiting to be written"] = sum(waiting(r).values())
         finally:
             r.close()
