@@ -39,6 +39,7 @@ from tests.ingest_helpers import (
     parse_summary,
     reap,
     records,
+    run_cli,
     status_json,
     text_pdf,
     wait_for,
@@ -88,7 +89,7 @@ def _drain_shard(r: redis.Redis, index: PageIndex, shard: int, docs: Path, kicks
 
     lane = queue.Lane(shard)
     return queue.drain(r, 2000, lambda batch, ensure: write_shard_batch(index, shard, r, kicks, batch, ensure),
-                       (docs,), lane=lane, home=_home(index, lane), send_kick=kicks)
+                       (docs,), lane=lane, home=_home(index, shard), send_kick=kicks)
 
 
 # ---- routing, forwarding and releases on a real Redis and a real index ----------------------
@@ -214,6 +215,14 @@ def test_a_malformed_shard_queue_is_refused(name: str) -> None:
     with pytest.raises(ValueError, match=r"index\.K"):
         shard_queues({"extract", name})
     assert shard_queues({"index", "index.0", "index.12"}) == {0, 12} and shard_queues({"index"}) is None
+
+
+def test_pdfindex_worker_refuses_a_malformed_shard_queue(tmp_path: Path) -> None:
+    result = run_cli("worker", "--queues", "extract,index.99",
+                     env=cli_env(PDFINDEX_BROKER_URL=REDIS_URL, PDFINDEX_ROOTS=str(tmp_path)), timeout=60)
+    assert result.returncode == 1
+    assert "queue 'index.99': a shard writer's queue is index.K, K from 0 to 63" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 # ---- end to end: a worker per shard, the real client --------------------------------------

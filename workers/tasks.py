@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from contextlib import suppress
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -261,43 +262,41 @@ def _lane_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> queue.Lane | None
     return queue.Lane(shard)
 
 
-def _home(index: PageIndex, lane: queue.Lane) -> queue.Home:
-    """Where an item of a shard lane belongs: the shard of its document (or the
-    common lane, if the index is no longer sharded that far)."""
+def _home(index: PageIndex, shard: int) -> queue.Home:
+    """Where an item of shard ``shard``'s lane belongs: a hand-off, in the lane of
+    its document's shard; a release, here (in the common lane, which ignores it, if
+    the index no longer has this shard). The common lane once the index has one shard."""
     def home(item: queue.Item) -> queue.Lane:
-        if index.shards <= 1 or (isinstance(item, queue.Release) and lane.shard is not None
-                                 and lane.shard >= index.shards):
-            return queue.COMMON
-        return queue.Lane(index.shard_of(item.outcome.doc.doc_hash)) if isinstance(item, queue.HandOff) else lane
+        if isinstance(item, queue.Release):
+            return queue.Lane(shard) if shard < index.shards else queue.COMMON
+        return queue.Lane(index.shard_of(item.outcome.doc.doc_hash)) if index.shards > 1 else queue.COMMON
 
     return home
 
 
 def _write_lane(r: redis.Redis, lane: queue.Lane) -> None:
+    """What a kick of ``lane`` does in this worker. The common lane: a writer of
+    every shard drains it; a shard writer routes it to the shards' lanes (or, the
+    index having one shard, drains it too). A shard's lane: its writer drains it
+    into that shard alone; another worker refuses the kick."""
     index = PageIndex(settings.index_dir, new_language=settings.language, new_shards=settings.shards)
-    dedicated = is_dedicated_writer()
     owned = writer_shards()
+    send_kick = partial(kick, r)
     if lane.shard is None and owned is not None and index.shards > 1:
-        queue.route(r, index.shards, lambda target: kick(r, target), _VERIFY)
-        return
-    if lane.shard is None:
-        stage = (lambda batch: _STAGING.stage(lambda: index.writer(batch_pages=10**9, processes=True), batch)
-                 ) if dedicated else None
-        queue.drain(r, settings.batch_pages, lambda batch, ensure: write_batch(index, batch, ensure),
-                    settings.roots, _VERIFY, defer=_defer(r, lane), stage=stage)
-        return
-    shard = lane.shard
-    if owned is None or shard not in owned:
-        log.error("pdfindex: refused pdfindex.write(%d): this worker writes %s", shard,
+        queue.route(r, index.shards, send_kick, _VERIFY)
+    elif lane.shard is None:
+        stage = partial(_STAGING.stage, lambda: index.writer(batch_pages=10**9, processes=True))
+        queue.drain(r, settings.batch_pages, partial(write_batch, index), settings.roots, _VERIFY,
+                    defer=_defer(r, lane), stage=stage if is_dedicated_writer() else None)
+    elif owned is None or lane.shard not in owned:
+        log.error("pdfindex: refused pdfindex.write(%d): this worker writes %s", lane.shard,
                   "every shard from the common lane" if owned is None else f"shards {sorted(owned)}")
-        return
-    stage = (lambda batch: _STAGING.stage(lambda: index.shard_writer(shard, batch_pages=10**9), batch)
-             ) if dedicated and shard < index.shards else None
-    send_kick = lambda target: kick(r, target)  # noqa: E731
-    queue.drain(r, settings.batch_pages,
-                lambda batch, ensure: write_shard_batch(index, shard, r, send_kick, batch, ensure),
-                settings.roots, _VERIFY, defer=_defer(r, lane), stage=stage, lane=lane,
-                home=_home(index, lane), send_kick=send_kick)
+    else:
+        shard = lane.shard
+        stage = partial(_STAGING.stage, lambda: index.shard_writer(shard, batch_pages=10**9))
+        queue.drain(r, settings.batch_pages, partial(write_shard_batch, index, shard, r, send_kick), settings.roots,
+                    _VERIFY, defer=_defer(r, lane), stage=stage if is_dedicated_writer() and shard < index.shards
+                    else None, lane=lane, home=_home(index, shard), send_kick=send_kick)
 
 
 @app.task(name="pdfindex.write", bind=True, max_retries=WRITE_RETRIES, typing=False)
