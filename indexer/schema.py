@@ -21,14 +21,16 @@ from whoosh.lang import has_stopwords, stopwords_for_language
 
 from .analysis import PageTokenizer, PathsTokenizer
 from .records import DocumentRecord, PageProblem, PageRecord, Status
-from .textfields import PAIR_FIELD, PageText, WordPairs, common_terms
+from .textfields import PAIR_FIELD, PageText, WordPairs, common_terms, is_parts
 
 #: 3: author, subject, keywords, created, modified, date, paths; exact forms
 #: indexed beside stems. 4: exact forms no longer indexed (indexer/exact.py).
 #: 5: page problems (stored ``problems``, keyword ``problem``) and their sums on
 #: the file record (``problem_counts``); a reindexed older index has none.
 #: 6: ``text_pairs``, adjacent common-word pairs for phrases (indexer/textfields.py).
-SCHEMA_VERSION = 6
+#: 7: a page's ``text`` (and its pairs) also holds its file's title and name, so a
+#: search looks up one field instead of three (indexer/query.py DEFAULT_FIELDS).
+SCHEMA_VERSION = 7
 
 KIND_PAGE = "page"
 KIND_DOC = "doc"
@@ -142,7 +144,7 @@ def problem_in_fields(schema: Schema, fields: dict[str, Any]) -> str | None:
         field = schema[name]
         try:
             if name in _PAGE_TEXT:
-                if not isinstance(value, str):
+                if not is_parts(value):
                     return f"{name}: {type(value).__name__} is not text"
             elif field.indexed:
                 for _ in field.index(value):
@@ -196,12 +198,19 @@ def _metadata_fields(doc: DocumentRecord) -> dict[str, Any]:
 
 
 def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
-    """One page as a Whoosh document, carrying its file's fields for filters."""
+    """One page as a Whoosh document, carrying its file's fields for filters. Its
+    ``text`` is indexed with the file's title and name as parts of their own (and
+    stored alone): a search of the text finds a page by its file's title or name as
+    well, in one field's postings (``title:`` and ``filename:`` stay for a search of
+    those alone)."""
+    name = filename_words(_filename_of(doc.path))
+    words = (page.text, doc.title, name)
     fields: dict[str, Any] = {
         "key": f"{doc.doc_hash}:{page.number}", "kind": KIND_PAGE, "doc_hash": doc.doc_hash,
-        "path": path_term(doc.path), "_stored_path": doc.path, "filename": filename_words(_filename_of(doc.path)),
+        "path": path_term(doc.path), "_stored_path": doc.path, "filename": name,
         "title": doc.title, "producer": doc.producer, "page": page.number,
-        "page_count": doc.page_count, "text": page.text, PAIR_FIELD: page.text, "glyphs": page.glyphs,
+        "page_count": doc.page_count, "text": words, "_stored_text": page.text, PAIR_FIELD: words,
+        "glyphs": page.glyphs,
         "unresolved": page.unresolved,
         "needs_ocr": page.needs_ocr, "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested,
         **_metadata_fields(doc),
