@@ -69,7 +69,7 @@ class PageText(TEXT):
     positions apart: a page's text field holds its file's title and name too, so a
     search of one field finds a page by any of them."""
 
-    _last: tuple[str, list[tuple[bytes, int, float, bytes]]] | None = None
+    _last: tuple[str | tuple[str, ...], list[tuple[bytes, int, float, bytes]]] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
