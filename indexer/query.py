@@ -2,7 +2,8 @@
 
 Syntax (also in ``pdfindex search --help``)::
 
-    free culture          both words (words are ANDed)
+    free culture          both words (words are ANDed), in the page's text, its
+                          file's title or its file name (all in the field text)
     free OR culture       either word            NOT free, -free   pages without it
     +free                 the word is required, also inside an OR group
     "free culture"        the words adjacent and in order ("..."~2: up to 2 words apart)

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,20 @@ def cluster_factory(broker: redis.Redis, tmp_path: Path) -> Iterator[Any]:
 def _start_client(folder: Path, index: Path, env: dict[str, str], *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(cli_argv("ingest", folder, "--index", index, *extra), cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+@contextmanager
+def _ingesting(cluster: Cluster, folder: Path, index: Path, *roles: tuple[str, str, int]) -> Iterator[Any]:
+    """``roles`` started, then a real `pdfindex ingest` client; both stopped after."""
+    client = None
+    try:
+        cluster.start(*roles)
+        client = _start_client(folder, index, cluster.env)
+        yield client
+    finally:
+        if client is not None:
+            reap(client)
+        cluster.stop()
 
 
 def _finish(client: subprocess.Popen[str], timeout: float) -> tuple[str, str]:

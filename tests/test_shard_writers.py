@@ -46,7 +46,7 @@ from tests.ingest_helpers import (
     wait_ready,
     write,
 )
-from tests.test_ingest_celery import Cluster, _finish, _start_client
+from tests.test_ingest_celery import Cluster, _finish, _ingesting, _start_client
 
 REDIS_URL = os.environ.get("PDFINDEX_TEST_SHARDS_REDIS_URL", "redis://127.0.0.1:6379/12")
 RUN = "ef" * 16
@@ -237,6 +237,10 @@ def _shards_of(paths: list[Path], shards: int) -> list[int]:
     return [shard_of(sha256_of(path), shards) for path in paths]
 
 
+#: A writer worker per shard of a two-shard index, as `pdfindex worker --queues index.K` runs it.
+SHARD_WRITERS = (("w0", "index,index.0", 1), ("w1", "index,index.1", 1))
+
+
 def _cluster(tmp_path: Path, **settings: str) -> Cluster:
     settings = {"roots": str(tmp_path), "index_dir": str(tmp_path / "index"), "shards": "2", **settings}
     return Cluster(REDIS_URL, tmp_path, **settings)
@@ -255,15 +259,8 @@ def test_a_writer_per_shard_writes_the_index_one_writer_would(broker: redis.Redi
     paths = _folder(folder, 10)
     assert set(_shards_of(paths, 2)) == {0, 1}
     cluster = _cluster(tmp_path)
-    client = None
-    try:
-        cluster.start(("ex", "extract", 2), ("w0", "index,index.0", 1), ("w1", "index,index.1", 1))
-        client = _start_client(folder, index, cluster.env)
+    with _ingesting(cluster, folder, index, ("ex", "extract", 2), *SHARD_WRITERS) as client:
         stdout, stderr = _finish(client, 120)
-    finally:
-        if client is not None:
-            reap(client)
-        cluster.stop()
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == len(paths)
     ix = PageIndex(index)
@@ -306,10 +303,7 @@ def test_a_stopped_shard_writer_holds_back_only_its_own_shard(broker: redis.Redi
     shards = _shards_of(paths, 2)
     assert set(shards) == {0, 1}
     cluster = _cluster(tmp_path)
-    client = None
-    try:
-        cluster.start(("ex", "extract", 2), ("w0", "index,index.0", 1))
-        client = _start_client(folder, index, cluster.env)
+    with _ingesting(cluster, folder, index, ("ex", "extract", 2), SHARD_WRITERS[0]) as client:
         wait_for(lambda: broker.llen(queue.Lane(1).results) + broker.llen(queue.Lane(1).writing) == shards.count(1)
                  and (index / "current").exists() and len(list(PageIndex(index).documents())) == shards.count(0),
                  90, "shard 0's files indexed and shard 1's waiting", interval=0.2)
@@ -319,10 +313,6 @@ def test_a_stopped_shard_writer_holds_back_only_its_own_shard(broker: redis.Redi
         worker = _cli_worker(cluster, "w1", "index.1")
         assert "index.1" in worker.log_text() and "concurrency: 1 " in worker.log_text()
         stdout, stderr = _finish(client, 90)
-    finally:
-        if client is not None:
-            reap(client)
-        cluster.stop()
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == len(paths)
     ix = PageIndex(index)
@@ -347,7 +337,7 @@ def test_a_file_rewritten_into_another_shard_leaves_no_old_version(broker: redis
     write(path, text_pdf("firstdraft", 1))
     cluster = _cluster(tmp_path)
     try:
-        cluster.start(("ex", "extract", 1), ("w0", "index,index.0", 1), ("w1", "index,index.1", 1))
+        cluster.start(("ex", "extract", 1), *SHARD_WRITERS)
         for version in (None, revised):
             if version is not None:
                 path.write_bytes(version)
@@ -376,19 +366,12 @@ def test_a_shard_writer_killed_mid_commit_loses_nothing(broker: redis.Redis, tmp
     (home,) = _shards_of([book], 2)
     lane = queue.Lane(home)
     cluster = _cluster(tmp_path)
-    client = None
-    try:
-        cluster.start(("ex", "extract", 2), ("w0", "index,index.0", 1), ("w1", "index,index.1", 1))
-        client = _start_client(folder, index, cluster.env)
+    with _ingesting(cluster, folder, index, ("ex", "extract", 2), *SHARD_WRITERS) as client:
         wait_for(lambda: broker.exists(lane.lock) and any(b"tome" in item for item in broker.lrange(lane.writing, 0, -1)),
                  60, "the book's shard writer to commit it", interval=0.005)
         (child,) = cluster.workers[f"w{home}"].pool_children()
         os.kill(child, signal.SIGKILL)
         stdout, stderr = _finish(client, 60)
-    finally:
-        if client is not None:
-            reap(client)
-        cluster.stop()
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == 5
     ix = PageIndex(index)

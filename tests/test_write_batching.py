@@ -20,7 +20,6 @@ import re
 import signal
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,14 +36,13 @@ from tests.ingest_helpers import (
     flushed_redis,
     page_word,
     parse_summary,
-    reap,
     records,
     slow_pdf,
     text_pdf,
     wait_for,
     write,
 )
-from tests.test_ingest_celery import Cluster, _finish, _start_client
+from tests.test_ingest_celery import Cluster, _finish, _ingesting
 
 REDIS_URL = os.environ.get("PDFINDEX_TEST_BATCH_REDIS_URL", "redis://127.0.0.1:6379/10")
 RUN = "cd" * 16
@@ -75,20 +73,6 @@ def _item(path: Path, n: int, pages: int = 1) -> bytes:
                         unresolved=0, needs_ocr=False) for p in range(1, pages + 1)]
     item = queue.handoff_item(RUN, job, Outcome(doc, texts, job).to_json(), pages)
     return json.dumps(item).encode()
-
-
-@contextmanager
-def _ingesting(cluster: Cluster, folder: Path, index: Path, *roles: tuple[str, str, int]) -> Iterator[Any]:
-    """``roles`` started, then a real `pdfindex ingest` client; both stopped after."""
-    client = None
-    try:
-        cluster.start(*roles)
-        client = _start_client(folder, index, cluster.env)
-        yield client
-    finally:
-        if client is not None:
-            reap(client)
-        cluster.stop()
 
 
 def _opener(index: PageIndex) -> Callable[[], IndexWriter]:
