@@ -68,10 +68,6 @@ def stemmer(language: str) -> Callable[[str], str] | None:
     return lru_cache(maxsize=50_000)(stemmer_for_language(language))
 
 
-#: How many texts' terms a tokenizer keeps (PageTokenizer.terms).
-RECENT = 4
-
-
 class PageTokenizer(Tokenizer):
     """Whoosh tokenizer implementing the module's analysis in one pass (Whoosh
     filters per token would cost a generator layer each on millions of tokens)."""
@@ -79,7 +75,7 @@ class PageTokenizer(Tokenizer):
     def __init__(self, language: str = "en") -> None:
         self.language = language
         self._stem = stemmer(language)
-        self._recent: tuple[tuple[str, list[str]], ...] = ()
+        self._last: tuple[str, list[str]] | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PageTokenizer) and other.language == self.language
@@ -131,18 +127,13 @@ class PageTokenizer(Tokenizer):
 
     def terms(self, value: str) -> list[str]:
         """The terms of ``value`` in order (a term's position is its index): what
-        indexing needs, without a Token per word. The last RECENT texts' terms are
-        kept (the very objects: a hit is an ``is``), because a page's text, its file's
-        title and its file name are each indexed two or three times (the text field,
-        its word pairs, the title and file-name fields)."""
-        recent = self._recent  # replaced, never changed in place: safe for threads
-        for i, (text, terms) in enumerate(recent):
-            if text is value:
-                if i:
-                    self._recent = (recent[i], *recent[:i], *recent[i + 1:])
-                return terms
+        indexing needs, without a Token per word. The last text's terms are kept,
+        because the page text is indexed twice (its words, then its word pairs)."""
+        last = self._last
+        if last is not None and last[0] is value:
+            return last[1]
         terms = [piece[0] for piece in self._pieces(value)]
-        self._recent = ((value, terms), *recent[:RECENT - 1])
+        self._last = (value, terms)
         return terms
 
 

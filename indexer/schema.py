@@ -21,16 +21,14 @@ from whoosh.lang import has_stopwords, stopwords_for_language
 
 from .analysis import PageTokenizer, PathsTokenizer
 from .records import DocumentRecord, PageProblem, PageRecord, Status
-from .textfields import PAIR_FIELD, PageText, WordPairs, common_terms, is_parts
+from .textfields import PAIR_FIELD, PageText, WordPairs, common_terms
 
 #: 3: author, subject, keywords, created, modified, date, paths; exact forms
 #: indexed beside stems. 4: exact forms no longer indexed (indexer/exact.py).
 #: 5: page problems (stored ``problems``, keyword ``problem``) and their sums on
 #: the file record (``problem_counts``); a reindexed older index has none.
 #: 6: ``text_pairs``, adjacent common-word pairs for phrases (indexer/textfields.py).
-#: 7: a page's ``text`` (and its pairs) also holds its file's title and name, so a
-#: search looks up one field instead of three (indexer/query.py DEFAULT_FIELDS).
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 6
 
 KIND_PAGE = "page"
 KIND_DOC = "doc"
@@ -144,7 +142,7 @@ def problem_in_fields(schema: Schema, fields: dict[str, Any]) -> str | None:
         field = schema[name]
         try:
             if name in _PAGE_TEXT:
-                if not is_parts(value):
+                if not isinstance(value, str):
                     return f"{name}: {type(value).__name__} is not text"
             elif field.indexed:
                 for _ in field.index(value):
@@ -198,19 +196,12 @@ def _metadata_fields(doc: DocumentRecord) -> dict[str, Any]:
 
 
 def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
-    """One page as a Whoosh document, carrying its file's fields for filters. Its
-    ``text`` is indexed with the file's title and name as parts of their own (and
-    stored alone): a search of the text finds a page by its file's title or name as
-    well, in one field's postings (``title:`` and ``filename:`` stay for a search of
-    those alone)."""
-    name = filename_words(_filename_of(doc.path))
-    words = (page.text, doc.title, name)
+    """One page as a Whoosh document, carrying its file's fields for filters."""
     fields: dict[str, Any] = {
         "key": f"{doc.doc_hash}:{page.number}", "kind": KIND_PAGE, "doc_hash": doc.doc_hash,
-        "path": path_term(doc.path), "_stored_path": doc.path, "filename": name,
+        "path": path_term(doc.path), "_stored_path": doc.path, "filename": filename_words(_filename_of(doc.path)),
         "title": doc.title, "producer": doc.producer, "page": page.number,
-        "page_count": doc.page_count, "text": words, "_stored_text": page.text, PAIR_FIELD: words,
-        "glyphs": page.glyphs,
+        "page_count": doc.page_count, "text": page.text, PAIR_FIELD: page.text, "glyphs": page.glyphs,
         "unresolved": page.unresolved,
         "needs_ocr": page.needs_ocr, "size": doc.size, "mtime": doc.mtime, "ingested": doc.ingested,
         **_metadata_fields(doc),

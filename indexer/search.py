@@ -160,7 +160,7 @@ def _order(options: SearchOptions) -> Any:
 
 def _has_phrase(query: Query, schema: Any) -> bool:
     """Whether ``query`` holds a phrase over page text matched by positions (one
-    answered by a word pair is a term; a ``title:`` or ``filename:`` one is short)."""
+    answered by a word pair is a term; a title's or file name's is short)."""
     if isinstance(query, Phrase):
         return query.fieldname in PAIR_FIELDS and not (
             isinstance(query, AdjacentPhrase) and query.pair_term(schema) is not None)

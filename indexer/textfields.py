@@ -36,21 +36,6 @@ from .analysis import PageTokenizer
 PAIR_SEPARATOR = " "
 #: The field of the page text's common-word pairs.
 PAIR_FIELD = "text_pairs"
-#: Positions between the parts of a value given in parts (a page's text, its file's
-#: title, its file name): more than a phrase's longest reach (100 words of slop), so
-#: no phrase spans two parts.
-PART_GAP = 1000
-
-
-def _terms(analyzer: PageTokenizer, value: str | tuple[str, ...]) -> list[list[str]]:
-    """The terms of each part of a value (one part: a string)."""
-    return [analyzer.terms(part) for part in ((value,) if isinstance(value, str) else value)]
-
-
-def is_parts(value: Any) -> bool:
-    """Whether ``value`` is what a page-text field takes: a string, or a tuple of
-    strings (its parts)."""
-    return isinstance(value, str) or (isinstance(value, tuple) and all(isinstance(part, str) for part in value))
 
 
 def _positions_value(positions: list[int]) -> bytes:
@@ -65,11 +50,9 @@ def _frequency_postings(counts: Counter[str], boost: float) -> list[tuple[bytes,
 
 class PageText(TEXT):
     """A TEXT field indexed from ``PageTokenizer.terms`` (any other analyzer or
-    value: Whoosh's own path). A tuple of strings is indexed as parts PART_GAP
-    positions apart: a page's text field holds its file's title and name too, so a
-    search of one field finds a page by any of them."""
+    value: Whoosh's own path)."""
 
-    _last: tuple[str | tuple[str, ...], list[tuple[bytes, int, float, bytes]]] | None = None
+    _last: tuple[str, list[tuple[bytes, int, float, bytes]]] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -78,25 +61,20 @@ class PageText(TEXT):
 
     def index(self, value: Any, **kwargs: Any) -> Any:
         analyzer, kind = self.analyzer, type(self.format)
-        ours = isinstance(analyzer, PageTokenizer) and kind in (formats.Positions, formats.Frequency)
-        if isinstance(value, tuple) and not (ours and not kwargs and is_parts(value)):
-            raise ValueError(f"{type(value).__name__} is not text")
-        if kwargs or not isinstance(value, (str, tuple)) or not ours:
+        if kwargs or not isinstance(value, str) or not isinstance(analyzer, PageTokenizer) \
+                or kind not in (formats.Positions, formats.Frequency):
             return super().index(value, **kwargs)
         last = self._last
         if last is not None and last[0] is value:
             return last[1]
-        parts = _terms(analyzer, value)
+        terms = analyzer.terms(value)
         boost = self.format.field_boost
         if kind is formats.Frequency:
-            postings = _frequency_postings(Counter(itertools.chain.from_iterable(parts)), boost)
+            postings = _frequency_postings(Counter(terms), boost)
         else:
             positions: defaultdict[str, list[int]] = defaultdict(list)
-            start = 0
-            for terms in parts:
-                for pos, term in enumerate(terms, start):
-                    positions[term].append(pos)
-                start += len(terms) + PART_GAP
+            for pos, term in enumerate(terms):
+                positions[term].append(pos)
             postings = [(term.encode("utf-8"), len(p), float(len(p)) * boost, _positions_value(p))
                         for term, p in positions.items()]
         self._last = (value, postings)
@@ -122,10 +100,9 @@ class WordPairs(FieldType):
         return f"{first}{PAIR_SEPARATOR}{second}" if first in common and second in common else None
 
     def index(self, value: Any, **kwargs: Any) -> Any:
-        """The pairs of each part (``PageText``): none across two parts."""
-        if not is_parts(value):
+        if not isinstance(value, str):
             raise ValueError(f"{type(value).__name__} is not text")
         common = self.common
-        pairs = Counter(f"{a}{PAIR_SEPARATOR}{b}" for terms in _terms(self.analyzer, value)
-                        for a, b in itertools.pairwise(terms) if a in common and b in common)
+        pairs = Counter(f"{a}{PAIR_SEPARATOR}{b}" for a, b in itertools.pairwise(self.analyzer.terms(value))
+                        if a in common and b in common)
         return _frequency_postings(pairs, self.format.field_boost)

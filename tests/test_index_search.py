@@ -27,7 +27,6 @@ from pdfindex.indexer import (
     Status,
 )
 from pdfindex.indexer.mapped import MappedFile
-from pdfindex.indexer.query import parse
 from tests.index_helpers import GB, JIS, KS, cjk_pdf, extracted, folded, page, record, sha
 
 # ---- the library -------------------------------------------------------------------
@@ -176,36 +175,6 @@ def test_title_field(library: Library) -> None:
     assert search(library, "title:guide") == pages_of(GUIDE, 1, 2, 3)
     # Titles are searched by default too.
     assert pages_of(NOTES, 1, 2, 3) <= search(library, "travel")
-
-
-def test_a_word_is_looked_up_in_one_field(library: Library) -> None:
-    """A page's text field holds its file's title and name (schema 7): a word, a
-    phrase, a prefix is one query over ``text``, not an OR of three fields, and still
-    finds pages by their file's title and name."""
-    for query in ("travel", '"travel notes"', "trav*", "travl~1"):
-        fields = {leaf.fieldname for leaf in parse(library.ix._searcher(), query).query.leaves()}
-        assert fields == {"text"}, (query, fields)
-    assert search(library, '"travel notes"') == pages_of(NOTES, 1, 2, 3)  # the title, as a phrase
-    assert search(library, "city") >= pages_of(GUIDE, 1, 2, 3)  # the title and the file name
-    assert search(library, "text:travel") == search(library, "travel")
-
-
-def test_title_and_file_name_are_not_shown_as_page_text(library: Library) -> None:
-    """They are indexed with the text, stored apart: a page's text, its snippet and
-    its highlights are the page's own."""
-    assert all("Travel" not in text for text in library.ix.page_texts(library.hash(NOTES)).values())
-    result = library.ix.search("travel", SearchOptions(highlight=True))
-    hits = [h for h in result.hits if h.path == NOTES]
-    assert hits and all(not h.spans and "Travel Notes" not in h.snippet for h in hits)
-
-
-def test_no_phrase_spans_the_text_and_the_title(library: Library) -> None:
-    """Title and file name are indexed as parts of their own, far from the text's
-    last word: a phrase of the text's last word and the title's first is not found."""
-    last = library.pages[NOTES][-1].text.split()[-1].strip(".,")
-    assert search(library, f'"{last} travel"') == set()
-    assert search(library, f'"{last} travel"~5') == set()
-    assert pages_of(NOTES, len(library.pages[NOTES])) <= search(library, f"{last} travel")
 
 
 def test_filename_field(library: Library) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import redis
 
-from pdfindex.indexer import PageIndex, PageRecord, Status, shard_of
+from pdfindex.indexer import PageIndex, PageRecord, SearchOptions, Status, shard_of
 from pdfindex.workers import queue
 from pdfindex.workers.outcome import Outcome, failed
 from tests.ingest_helpers import (
@@ -246,8 +246,11 @@ def _cluster(tmp_path: Path, **settings: str) -> Cluster:
     return Cluster(REDIS_URL, tmp_path, **settings)
 
 
-def _hits(index: PageIndex, queries: list[str]) -> list[list[tuple[str, int]]]:
-    return [[(hit.path, hit.page) for hit in index.search(q).hits] for q in queries]
+def _hits(index: PageIndex, queries: list[str]) -> list[list[tuple[float, str, int]]]:
+    """Each query's hits in rank order (equal scores, which the shards' segments may
+    order either way, by path and page)."""
+    return [sorted((-round(hit.score, 6), hit.path, hit.page) for hit in index.search(q, SearchOptions(limit=1000)).hits)
+            for q in queries]
 
 
 @pytest.mark.slow
@@ -309,7 +312,7 @@ def test_a_stopped_shard_writer_holds_back_only_its_own_shard(broker: redis.Redi
                  90, "shard 0's files indexed and shard 1's waiting", interval=0.2)
         assert client.poll() is None
         queues = status_json(index, cluster.env)["queues"]
-        assert queues["waiting to be written"] == shards.count(1) and queues["index.1"] == 1  # its one kick
+        assert queues["waiting to be written"] == shards.count(1) and queues["index.1"] >= 1  # its kick
         worker = _cli_worker(cluster, "w1", "index.1")
         assert "index.1" in worker.log_text() and "concurrency: 1 " in worker.log_text()
         stdout, stderr = _finish(client, 90)

@@ -4,10 +4,7 @@ every phrase finds the pages whose analysed terms hold it contiguously (the orac
 here is the tokenizer's term list, not the index), whether the phrase is one pair
 term, holds pairs beside other words, or holds none; highlights mark the phrase's
 words as before, and the top N of a pair phrase with block skipping is the top N
-of all its matches. A page's text field holds its file's title and name too (schema
-7), as parts of their own: the oracle finds a phrase within one part, never across
-two (generated titles start and end with common words, so pairs across a part's end
-would be found if they were indexed)."""
+of all its matches."""
 from __future__ import annotations
 
 import random
@@ -17,7 +14,6 @@ import pytest
 from pdfindex.indexer import PageIndex, SearchOptions
 from pdfindex.indexer.analysis import PageTokenizer
 from pdfindex.indexer.phrase import AdjacentPhrase
-from pdfindex.indexer.schema import filename_words
 from tests.index_helpers import page, record
 
 _COMMON = ["the", "of", "and", "to", "in", "a", "is", "it", "was", "for", "on", "with", "as", "at"]
@@ -25,34 +21,31 @@ _OTHER = ["river", "stone", "market", "winter", "signal", "harbour", "copper", "
 _TOKENIZER = PageTokenizer("en")
 
 
-def _text(rng: random.Random, low: int = 5, high: int = 120) -> str:
-    words = [rng.choice(_COMMON if rng.random() < 0.6 else _OTHER) for _ in range(rng.randint(low, high))]
+def _text(rng: random.Random) -> str:
+    words = [rng.choice(_COMMON if rng.random() < 0.6 else _OTHER) for _ in range(rng.randint(5, 120))]
     lines = [" ".join(words[i:i + 9]) for i in range(0, len(words), 9)]
     return "\n".join(lines).capitalize() + "."
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[PageIndex, dict[str, list[list[str]]]]:
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[PageIndex, dict[str, list[str]]]:
     rng = random.Random(20261201)
     ix = PageIndex(tmp_path_factory.mktemp("pairs") / "ix", "en")
-    terms: dict[str, list[list[str]]] = {}
+    terms: dict[str, list[str]] = {}
     for batch in range(3):  # three segments
         with ix.writer() as w:
             for n in range(120):
                 pages = [page(p, _text(rng)) for p in (1, 2)]
-                title = f"the {_text(rng, 1, 6)} of"
-                name = f"{rng.choice(_COMMON)}_{rng.choice(_OTHER)}_{rng.choice(_COMMON)}"
-                doc = record(f"pairs-{batch}-{n}", f"/p/{batch}/{n}/{name}.pdf", pages, title=title)
+                doc = record(f"pairs-{batch}-{n}", f"/p/{batch}/{n}.pdf", pages)
                 w.add(doc, pages)
                 for pg in pages:
-                    terms[f"{doc.doc_hash}:{pg.number}"] = [_TOKENIZER.terms(part)
-                                                            for part in (pg.text, title, filename_words(f"{name}.pdf"))]
+                    terms[f"{doc.doc_hash}:{pg.number}"] = _TOKENIZER.terms(pg.text)
     return ix, terms
 
 
-def _holds(parts: list[list[str]], phrase: list[str]) -> bool:
+def _holds(terms: list[str], phrase: list[str]) -> bool:
     n = len(phrase)
-    return any(terms[i:i + n] == phrase for terms in parts for i in range(len(terms) - n + 1))
+    return any(terms[i:i + n] == phrase for i in range(len(terms) - n + 1))
 
 
 def _phrases() -> list[list[str]]:
@@ -74,14 +67,14 @@ def _keys(ix: PageIndex, query: str) -> set[str]:
 
 
 @pytest.mark.parametrize("words", _phrases(), ids=" ".join)
-def test_pages_found_are_the_pages_holding_the_phrase(corpus: tuple[PageIndex, dict[str, list[list[str]]]],
+def test_pages_found_are_the_pages_holding_the_phrase(corpus: tuple[PageIndex, dict[str, list[str]]],
                                                       words: list[str]) -> None:
     ix, terms = corpus
     expected = {key for key, page_terms in terms.items() if _holds(page_terms, [_TOKENIZER.terms(w)[0] for w in words])}
     assert _keys(ix, f'"{" ".join(words)}"') == expected
 
 
-def test_the_oracle_sees_phrases_across_line_breaks(corpus: tuple[PageIndex, dict[str, list[list[str]]]]) -> None:
+def test_the_oracle_sees_phrases_across_line_breaks(corpus: tuple[PageIndex, dict[str, list[str]]]) -> None:
     """Line breaks do not separate words: a pair straddling one is a pair (checked
     on a page whose text has one there), as positions have always had it."""
     ix, _ = corpus
@@ -91,7 +84,7 @@ def test_the_oracle_sees_phrases_across_line_breaks(corpus: tuple[PageIndex, dic
 
 
 def test_a_pair_phrase_is_one_term_and_a_longer_one_uses_its_pairs(
-        corpus: tuple[PageIndex, dict[str, list[list[str]]]]) -> None:
+        corpus: tuple[PageIndex, dict[str, list[str]]]) -> None:
     ix, _ = corpus
     schema = ix._searcher().schema
     assert AdjacentPhrase("text", ["of", "the"]).pair_term(schema) == "of the"
@@ -101,7 +94,7 @@ def test_a_pair_phrase_is_one_term_and_a_longer_one_uses_its_pairs(
 
 
 def test_top_ten_of_a_pair_phrase_is_the_top_ten_of_all_matches(
-        corpus: tuple[PageIndex, dict[str, list[list[str]]]]) -> None:
+        corpus: tuple[PageIndex, dict[str, list[str]]]) -> None:
     ix, _ = corpus
     every = ix.search('"of the"', SearchOptions(limit=10_000, highlight=False))
     top = ix.search('"of the"', SearchOptions(limit=10, highlight=False))
@@ -110,7 +103,7 @@ def test_top_ten_of_a_pair_phrase_is_the_top_ten_of_all_matches(
     assert top.total == every.total
 
 
-def test_highlights_mark_the_phrase_words(corpus: tuple[PageIndex, dict[str, list[list[str]]]]) -> None:
+def test_highlights_mark_the_phrase_words(corpus: tuple[PageIndex, dict[str, list[str]]]) -> None:
     ix, _ = corpus
     result = ix.search('"of the"', SearchOptions(limit=5, highlight=True))
     assert result.hits

@@ -635,14 +635,10 @@ def _write_isolating(batch: list[Item], write: WriteBatch, ensure: Callable[[], 
                         len(batch), type(exc).__name__, str(exc)[:200])
             return [info for handoff in batch for info in _write_isolating([handoff], write, ensure)]
         if isinstance(batch[0], Release):
-            log.error("pdfindex writer: could not release %r for %s: %s: %s", batch[0].path[:SHOWN], batch[0].owner,
+            log.error("pdfindex writer: could not release %r for %s: %s: %s", batch[0].path[:200], batch[0].owner,
                       type(exc).__name__, str(exc)[:200])
             return []
         return [_unwritable(batch[0], exc, write, ensure)]
-
-
-#: The longest part of a path a log line of the writer shows.
-SHOWN = 300
 
 
 def _unwritable(handoff: HandOff, exc: BaseException, write: WriteBatch,
