@@ -13,7 +13,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from pdfindex import config
-from . import logs
 from .errors import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError
 from .search_cmd import _index_arg, _user_errors, path_arg
 from .terminal import shown
@@ -209,6 +208,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     worker of its own with one process, since only one may write the index."""
     from pdfindex.workers.app import app, shard_queues  # noqa: PLC0415
     from pdfindex.workers.queue import SHARD_QUEUE  # noqa: PLC0415
+
+    from . import logs  # noqa: PLC0415 - `search` and `list` start without importing logging
 
     settings = config.load()
     if not settings.broker_url:
