@@ -204,10 +204,12 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    """A thin wrapper over `celery -A pdfindex.workers.app worker`; the index queue gets a
-    worker of its own with one process, since only one may write the index."""
+    """A thin wrapper over `celery -A pdfindex.workers.app worker`. A worker of writer
+    queues only gets one process (a shard is written by one writer at a time), and
+    one of shard queues (`index.K`) also takes `index`, to route what extraction
+    hands off to the shards' lanes."""
     from pdfindex.workers.app import app, shard_queues  # noqa: PLC0415
-    from pdfindex.workers.queue import SHARD_QUEUE  # noqa: PLC0415
+    from pdfindex.workers.queue import is_writer_queue  # noqa: PLC0415
 
     from . import logs  # noqa: PLC0415 - `search` and `list` start without importing logging
 
@@ -221,7 +223,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if shards is not None and "index" not in queues:
         queues.insert(0, "index")  # a shard writer also routes the common lane to the shards' lanes
-    writes = [q for q in queues if q == "index" or q.startswith(SHARD_QUEUE)]
+    writes = list(filter(is_writer_queue, queues))
     # -q: errors only. Otherwise INFO, a line per task (-v changes nothing; DEBUG on the root logger
     # would turn on pdfminer.six's line per token).
     level = "ERROR" if getattr(args, "quiet", False) else "INFO"

@@ -12,7 +12,7 @@ from . import lean_import  # noqa: F401  # isort: skip
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -45,7 +45,7 @@ from .records import (
     Stats,
     Status,
 )
-from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored, path_term
+from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored, holders
 from .search import estimated_postings, run_search
 from .shards import ShardedIndex, parts, shard_of
 from .segment_writer import PageSegmentWriter
@@ -151,15 +151,12 @@ class PageIndex:
         ix = (lambda: self._ix) if self.shards == 1 else shard_index(lambda: self._ix, shard)
         return PageWriter(ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
 
-    def shard_of(self, doc_hash: str) -> int:
-        """The shard a document is written to."""
-        return shard_of(doc_hash, self.shards)
-
-    def holders(self, path: str) -> set[str]:
-        """The documents that hold ``path`` (as one of their paths), as committed."""
+    def holders(self, paths: Iterable[str]) -> dict[str, set[str]]:
+        """The documents that hold each of ``paths`` (as one of their paths), as
+        committed: one searcher for them all."""
         with self._faults("reading file records"):
-            return {h for stored in self._searcher().documents(paths=path_term(path), kind=KIND_DOC)
-                    if isinstance(h := stored.get("doc_hash"), str)}
+            searcher = self._searcher()
+            return {path: holders(searcher, path) for path in paths}
 
     def add(self, doc: DocumentRecord, pages: list[PageRecord]) -> None:
         """Add or replace one document in a commit of its own."""

@@ -119,6 +119,13 @@ def path_term(path: str) -> str:
     return _UNENCODABLE.sub(lambda m: _escape(m.group()), path)
 
 
+def holders(searcher: Any, path: str) -> set[str]:
+    """The hashes of the file records that hold ``path`` (one of their paths) in
+    what ``searcher`` sees."""
+    return {h for stored in searcher.documents(paths=path_term(path), kind=KIND_DOC)
+            if isinstance(h := stored.get("doc_hash"), str)}
+
+
 def _filename_of(path: str) -> str:
     return path_term(path).replace("\\", "/").rsplit("/", 1)[-1]
 

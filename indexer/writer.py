@@ -37,7 +37,7 @@ from .errors import IndexBusy, short_line
 from .merge import tiered_merge
 from .records import DocumentRecord, PageRecord, Status
 from .segment_writer import PageSegmentWriter
-from .schema import KIND_DOC, doc_fields, fields_from_stored, page_fields, path_term, problem_in_fields
+from .schema import KIND_DOC, doc_fields, fields_from_stored, holders, page_fields, path_term, problem_in_fields
 
 #: Held during a commit: Ctrl-C, a stop, and Celery's soft time limit.
 HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1)
@@ -274,8 +274,7 @@ class PageWriter(Batch):
         unless this batch deletes them or takes the path from them, and in the
         batch."""
         self._lock()
-        indexed = {h for stored in self._searcher.documents(paths=path_term(path), kind=KIND_DOC)
-                   if isinstance(h := stored.get("doc_hash"), str)}
+        indexed = holders(self._searcher, path)
         batch = {h for h in (self._paths.get(path), self._added_paths.get(path)) if h is not None}
         batch.update(other for other, op in self._ops.items() if isinstance(op, _PathChange) and path in op.add)
         kept = set()
@@ -331,9 +330,8 @@ class PageWriter(Batch):
 
         def claim(doc_hash: str, paths: list[str]) -> None:
             for path in paths:
-                for stored in searcher.documents(paths=path_term(path), kind=KIND_DOC):
-                    other = stored.get("doc_hash")
-                    if isinstance(other, str) and other != doc_hash and other not in self._ops:
+                for other in holders(searcher, path):
+                    if other != doc_hash and other not in self._ops:
                         taken.setdefault(other, set()).add(path)
 
         for doc_hash, op in self._ops.items():

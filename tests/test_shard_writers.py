@@ -89,7 +89,7 @@ def _drain_shard(r: redis.Redis, index: PageIndex, shard: int, docs: Path, kicks
 
     lane = queue.Lane(shard)
     return queue.drain(r, 2000, lambda batch, ensure: write_shard_batch(index, shard, r, kicks, batch, ensure),
-                       (docs,), lane=lane, home=_home(index, shard), send_kick=kicks)
+                       (docs,), lane=lane, home=_home(index.shards, shard), send_kick=kicks)
 
 
 # ---- routing, forwarding and releases on a real Redis and a real index ----------------------
@@ -136,7 +136,8 @@ def test_a_shard_writer_writes_its_shard_and_forwards_an_item_of_another(broker:
     assert broker.llen(queue.Lane(0).writing) == 0
     assert _drain_shard(broker, index, 1, docs, Kicks()) == 1
     assert find(index, "stray") == [(str(docs / "stray.pdf"), 1)]
-    assert [index.shard_of(h) for h in index.holders(str(docs / "stray.pdf"))] == [1]
+    (holder,) = index.holders([str(docs / "stray.pdf")])[str(docs / "stray.pdf")]
+    assert shard_of(holder, 2) == 1
     assert index.check() == []
 
 
@@ -157,9 +158,9 @@ def test_a_path_taken_in_one_shard_is_released_by_the_other_shard_s_writer(broke
     assert kicks == [queue.Lane(0)]
     (release,) = broker.lrange(queue.Lane(0).results, 0, -1)
     assert queue.parse_item(release, (docs,)) == queue.Release(str(path), new)
-    assert index.holders(str(path)) == {old, new}  # until shard 0's writer reads it
+    assert index.holders([str(path)]) == {str(path): {old, new}}  # until shard 0's writer reads it
     assert _drain_shard(broker, index, 0, docs, Kicks()) == 0  # no file written, a path released
-    assert index.holders(str(path)) == {new}
+    assert index.holders([str(path)]) == {str(path): {new}}
     assert index.document(old) is None and find(index, "oldversion") == []
     assert find(index, "newversion") == [(str(path), 1)]
     assert index.check() == [] and broker.llen(queue.Lane(0).writing) == 0
@@ -181,7 +182,7 @@ def test_a_forged_release_changes_nothing(broker: redis.Redis, tmp_path: Path, f
              "owner holds another path": other}[forged]
     broker.rpush(queue.Lane(0).results, json.dumps(queue.release_item(str(path), owner)).encode())
     assert _drain_shard(broker, index, 0, docs, Kicks()) == 0
-    assert index.holders(str(path)) == {victim} and find(index, "victim") == [(str(path), 1)]
+    assert index.holders([str(path)]) == {str(path): {victim}} and find(index, "victim") == [(str(path), 1)]
     assert broker.llen(queue.Lane(0).writing) == 0 and broker.llen(queue.Lane(0).results) == 0
 
 
@@ -350,7 +351,7 @@ def test_a_file_rewritten_into_another_shard_leaves_no_old_version(broker: redis
             finally:
                 reap(client)
             assert client.returncode == 0 and parse_summary(stdout).indexed == 1, stderr
-        wait_for(lambda: len(PageIndex(index).holders(str(path))) == 1, 30, "the old version to let go")
+        wait_for(lambda: len(PageIndex(index).holders([str(path)])[str(path)]) == 1, 30, "the old version to let go")
     finally:
         cluster.stop()
     ix = PageIndex(index)

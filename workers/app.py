@@ -246,7 +246,7 @@ def _check_worker(sender: Any = None, conf: Any = None, options: dict[str, Any] 
         _writer_shards = shard_queues(queues)
     except ValueError as exc:
         _fail(str(exc))
-    writes = {q for q in queues if q == "index" or q.startswith(queue.SHARD_QUEUE)}
+    writes = set(filter(queue.is_writer_queue, queues))
     _dedicated_writer = bool(writes) and writes == queues and str((options or {}).get("concurrency")) == "1"
     if conf is not None and not writes and settings.max_memory_mb:
         # Only extraction lives here: replace a pool process whose memory grew large.

@@ -64,6 +64,11 @@ QUEUES = ("extract", "index")
 #: ``pdfindex:results:K`` and ``pdfindex:writing:K``.
 SHARD_QUEUE = "index."
 
+
+def is_writer_queue(name: str) -> bool:
+    """Whether a Celery queue is a writer's (``index``, or a shard writer's ``index.K``)."""
+    return name == "index" or name.startswith(SHARD_QUEUE)
+
 #: A hand-off item larger than this is dropped (a 10,000-page book of dense text is
 #: about 60 MB); it bounds what one forged item can make the writer hold in memory.
 MAX_ITEM_BYTES = 256 * 1024 * 1024

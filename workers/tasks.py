@@ -26,7 +26,7 @@ from celery import Task
 from celery.utils.log import get_task_logger
 
 from pdfindex import config
-from pdfindex.indexer import IndexBusy, PageIndex, Status, StorageError
+from pdfindex.indexer import IndexBusy, PageIndex, Status, StorageError, shard_of
 
 from . import queue
 from .app import app, is_dedicated_writer, settings, signer, writer_shards
@@ -203,23 +203,23 @@ def write_shard_batch(index: PageIndex, shard: int, r: redis.Redis, send_kick: q
     each, pushed before the batch leaves the lane, so a writer killed in between
     commits and tells again. A release received is acted on only if the index shows
     its owner holding the path."""
+    shards = index.shards
     staged, done = _STAGING.take(batch)
     with staged or index.shard_writer(shard, batch_pages=10**9) as writer:
         for item in batch[done:]:
             if isinstance(item, queue.HandOff):
                 writer.add(item.outcome.doc, item.outcome.pages)
-            elif index.shard_of(item.owner) != shard and item.owner in index.holders(item.path):
+            elif shard_of(item.owner, shards) != shard and item.owner in index.holders([item.path])[item.path]:
                 writer.release(item.path)
         ensure()
+    docs = [item.outcome.doc for item in batch if isinstance(item, queue.HandOff)]
+    held = index.holders(doc.path for doc in docs)
     releases: dict[int, list[bytes]] = {}
-    for item in batch:
-        if isinstance(item, queue.HandOff):
-            doc = item.outcome.doc
-            for holder in index.holders(doc.path) - {doc.doc_hash}:
-                other = index.shard_of(holder)
-                if other != shard:
-                    releases.setdefault(other, []).append(queue.encode(queue.release_item(doc.path, doc.doc_hash),
-                                                                       _SIGN))
+    for doc in docs:
+        for holder in held[doc.path] - {doc.doc_hash}:
+            other = shard_of(holder, shards)
+            if other != shard:
+                releases.setdefault(other, []).append(queue.encode(queue.release_item(doc.path, doc.doc_hash), _SIGN))
     for other, items in releases.items():
         r.rpush(queue.Lane(other).results, *items)
         send_kick(queue.Lane(other))
@@ -262,14 +262,15 @@ def _lane_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> queue.Lane | None
     return queue.Lane(shard)
 
 
-def _home(index: PageIndex, shard: int) -> queue.Home:
-    """Where an item of shard ``shard``'s lane belongs: a hand-off, in the lane of
-    its document's shard; a release, here (in the common lane, which ignores it, if
-    the index no longer has this shard). The common lane once the index has one shard."""
+def _home(shards: int, shard: int) -> queue.Home:
+    """Where an item of shard ``shard``'s lane belongs, in an index of ``shards``
+    shards: a hand-off, in the lane of its document's shard; a release, here (in the
+    common lane, which ignores it, if the index no longer has this shard). The
+    common lane once the index has one shard."""
     def home(item: queue.Item) -> queue.Lane:
         if isinstance(item, queue.Release):
-            return queue.Lane(shard) if shard < index.shards else queue.COMMON
-        return queue.Lane(index.shard_of(item.outcome.doc.doc_hash)) if index.shards > 1 else queue.COMMON
+            return queue.Lane(shard) if shard < shards else queue.COMMON
+        return queue.Lane(shard_of(item.outcome.doc.doc_hash, shards)) if shards > 1 else queue.COMMON
 
     return home
 
@@ -280,10 +281,11 @@ def _write_lane(r: redis.Redis, lane: queue.Lane) -> None:
     index having one shard, drains it too). A shard's lane: its writer drains it
     into that shard alone; another worker refuses the kick."""
     index = PageIndex(settings.index_dir, new_language=settings.language, new_shards=settings.shards)
+    shards = index.shards  # for this kick: a reindex to another count is seen by the next
     owned = writer_shards()
     send_kick = partial(kick, r)
-    if lane.shard is None and owned is not None and index.shards > 1:
-        queue.route(r, index.shards, send_kick, _VERIFY)
+    if lane.shard is None and owned is not None and shards > 1:
+        queue.route(r, shards, send_kick, _VERIFY)
     elif lane.shard is None:
         stage = partial(_STAGING.stage, lambda: index.writer(batch_pages=10**9, processes=True))
         queue.drain(r, settings.batch_pages, partial(write_batch, index), settings.roots, _VERIFY,
@@ -295,8 +297,8 @@ def _write_lane(r: redis.Redis, lane: queue.Lane) -> None:
         shard = lane.shard
         stage = partial(_STAGING.stage, lambda: index.shard_writer(shard, batch_pages=10**9))
         queue.drain(r, settings.batch_pages, partial(write_shard_batch, index, shard, r, send_kick), settings.roots,
-                    _VERIFY, defer=_defer(r, lane), stage=stage if is_dedicated_writer() and shard < index.shards
-                    else None, lane=lane, home=_home(index, shard), send_kick=send_kick)
+                    _VERIFY, defer=_defer(r, lane), stage=stage if is_dedicated_writer() and shard < shards
+                    else None, lane=lane, home=_home(shards, shard), send_kick=send_kick)
 
 
 @app.task(name="pdfindex.write", bind=True, max_retries=WRITE_RETRIES, typing=False)
