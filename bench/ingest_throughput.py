@@ -66,7 +66,7 @@ with space glyphs) and browser style (Helvetica, one ``Tm`` + ``Tj`` a line).
 Usage (Linux: /proc and sched_setaffinity; Celery mode: a Redis server)::
 
     .venv/bin/python bench/ingest_throughput.py [--files 60] [--pages-per-file 5-30]
-        [--modes embedded,celery,celery-shared] [--runs 3] [--keep DIR] [--redis redis://127.0.0.1:6379]
+        [--modes embedded,celery,celery-shared] [--runs 3] [--keep DIR] [--redis redis://127.0.0.1:6379/14]
     .venv/bin/python bench/ingest_throughput.py --files 6 --pages-per-file 3 --runs 1 --quiet-wait 0  # quick
 """
 from __future__ import annotations
@@ -110,8 +110,8 @@ DEFAULT_FILES = 60
 DEFAULT_PAGES_PER_FILE = "5-30"
 DEFAULT_RUNS = 3
 DEFAULT_TIMEOUT = 1800.0
-REDIS_DB = 14  # the only Redis database this benchmark touches
-DEFAULT_REDIS = "redis://127.0.0.1:6379"
+#: the Redis database of the celery modes, the only one this benchmark touches (flushed)
+DEFAULT_REDIS = "redis://127.0.0.1:6379/14"
 WORKER_READY_TIMEOUT = 90.0
 WORKER_STOP_TIMEOUT = 30.0
 DEFAULT_QUIET_WAIT = 300.0
@@ -567,10 +567,10 @@ def embedded_once(corpus: Corpus, workers: int, workdir: Path, timeout: float, q
 # ------------------------------------------------------------------ Celery worker
 
 def _flush(redis_url: str) -> None:
-    """Empty database REDIS_DB (and only it)."""
+    """Empty the database of ``redis_url`` (and only it)."""
     import redis  # noqa: PLC0415
 
-    client = redis.Redis.from_url(f"{redis_url}/{REDIS_DB}", socket_timeout=10)
+    client = redis.Redis.from_url(redis_url, socket_timeout=10)
     try:
         client.flushdb()
     finally:
@@ -578,22 +578,23 @@ def _flush(redis_url: str) -> None:
 
 
 def other_clients(redis_url: str) -> list[str]:
-    """The other connections to database REDIS_DB ("addr name=..."), from CLIENT
+    """The other connections to the database of ``redis_url`` ("addr name=..."), from CLIENT
     LIST. Workers no longer answer Celery's ping (remote control is off), but a
     worker, or a client, of someone else on that database still holds a connection
     to it. Raises RuntimeError when the server cannot be asked."""
     import redis  # noqa: PLC0415
 
-    client = redis.Redis.from_url(f"{redis_url}/{REDIS_DB}", socket_timeout=10)
+    client = redis.Redis.from_url(redis_url, socket_timeout=10)
+    db = client.connection_pool.connection_kwargs.get("db", 0)
     try:
         own = client.client_id()
         clients = client.client_list()
     except redis.RedisError as exc:
-        raise RuntimeError(f"cannot list the clients of Redis database {REDIS_DB}: {exc}") from None
+        raise RuntimeError(f"cannot list the clients of Redis database {db}: {exc}") from None
     finally:
         client.close()
     return [f"{c.get('addr')} name={c.get('name') or '-'}" for c in clients
-            if str(c.get("db")) == str(REDIS_DB) and str(c.get("id")) != str(own)]
+            if str(c.get("db")) == str(db) and str(c.get("id")) != str(own)]
 
 
 def group_alive(proc: subprocess.Popen[bytes]) -> bool:
@@ -684,13 +685,13 @@ def celery_worker(concurrency: int, env: Mapping[str, str], log: Path,
 
 def celery_once(corpus: Corpus, concurrency: int, workdir: Path, timeout: float, redis_url: str,
                 quiet: Quiet, mode: str = "celery") -> Run:
-    """Database REDIS_DB flushed, fresh workers started and ready (``celery``: a
+    """The database of ``redis_url`` flushed, fresh workers started and ready (``celery``: a
     writer on queue index and an extraction worker of ``concurrency`` processes;
     ``celery-shared``: one worker of ``concurrency`` processes on both queues), then
     one timed ingest through them into a fresh index; the workers are stopped
     whatever happens."""
     index_dir = workdir / f"index-{mode}-{concurrency}"
-    env = celery_env(f"{redis_url}/{REDIS_DB}", corpus.folder, index_dir)
+    env = celery_env(redis_url, corpus.folder, index_dir)
     _flush(redis_url)
     try:
         with contextlib.ExitStack() as stack:
@@ -1141,8 +1142,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help=f"cores other processes may use for the machine to count as quiet "
                         f"(default {DEFAULT_QUIET_THRESHOLD:g})")
     p.add_argument("--redis", default=DEFAULT_REDIS,
-                   help=f"Redis server of the celery mode, without a database: only database {REDIS_DB} is used "
-                        f"(default {DEFAULT_REDIS})")
+                   help=f"Redis database of the celery modes, flushed before and after each run; the "
+                        f"benchmark refuses one that other clients use (default {DEFAULT_REDIS})")
     p.add_argument("--keep", type=Path, help="generate the PDFs into this folder and keep them")
     p.add_argument("--shards", type=int, default=1,
                    help="shards of each run's new index (default 1; embedded mode then writes a process per shard)")
@@ -1153,9 +1154,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
     if args.files < 1 or args.runs < 1 or not 1 <= args.shards <= MAX_SHARDS:
         p.error(f"--files and --runs must be at least 1, --shards from 1 to {MAX_SHARDS}")
-    args.redis = args.redis.rstrip("/")
-    if not args.redis.startswith("redis://") or "/" in args.redis.split("://", 1)[1]:
-        p.error(f"--redis: a redis:// URL without a database number (database {REDIS_DB} is always used)")
+    if not re.fullmatch(r"redis://[^/]+/\d+", args.redis):
+        p.error("--redis: a redis:// URL with a database number (redis://HOST:PORT/DB)")
     return args
 
 
@@ -1191,7 +1191,7 @@ def run(args: argparse.Namespace, workdir: Path) -> Report:
     if any(mode.startswith("celery") for mode in args.modes):
         try:
             others = other_clients(args.redis)
-            problem = f"other clients are connected to Redis database {REDIS_DB}: {', '.join(others[:5])}"
+            problem = f"other clients are connected to Redis {args.redis}: {', '.join(others[:5])}"
         except RuntimeError as exc:
             others, problem = ["?"], str(exc)
         if others:  # their tasks and ours would mix; never flush under someone else's worker

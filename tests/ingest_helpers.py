@@ -434,7 +434,7 @@ def kill_group(proc: subprocess.Popen[Any], grace: float = 10.0) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)
         proc.wait(10)
-    wait_for(lambda: not group_alive(pgid), 10, f"process group {pgid} to end")
+    wait_for(lambda: not group_alive(pgid), 30, f"process group {pgid} to end")
 
 
 def children_of(pid: int) -> list[int]:

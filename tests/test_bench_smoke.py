@@ -13,6 +13,7 @@ from types import ModuleType
 import pytest
 import redis
 
+from tests import redis_db
 from tests.ingest_helpers import redis_or_skip
 
 from pdfindex import pipeline
@@ -53,7 +54,6 @@ def test_generated_document_is_deterministic(tmp_path: Path) -> None:
 # ---- bench/ingest_throughput.py, Celery mode ------------------------------------------
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "ingest_throughput.py"
-BENCH_REDIS = "redis://127.0.0.1:6379"
 
 
 def _throughput_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
@@ -62,23 +62,20 @@ def _throughput_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return importlib.import_module("bench.ingest_throughput")
 
 
-def _bench_db(module: ModuleType) -> redis.Redis:
-    return redis_or_skip(f"{BENCH_REDIS}/{module.REDIS_DB}")
 
 
 def test_other_clients_names_a_connection_to_the_bench_database(monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers answer no ping any more: the benchmark finds someone else's worker on
     its database by that worker's connection, and not its own check connection."""
     module = _throughput_module(monkeypatch)
-    if module.other_clients(BENCH_REDIS):
-        pytest.skip(f"Redis database {module.REDIS_DB} is in use (a benchmark running?)")
-    other = _bench_db(module)
-    elsewhere = redis.Redis.from_url(f"{BENCH_REDIS}/{module.REDIS_DB - 1}", socket_timeout=10)
+    url = redis_db.url()  # the run's own database: no other client of it
+    other = redis_or_skip(url)
+    elsewhere = redis.Redis.from_url(url.rsplit("/", 1)[0] + "/0", socket_timeout=10)
     try:
         other.client_setname("someone-elses-worker")
         elsewhere.client_setname("other-database")
         elsewhere.ping()
-        found = module.other_clients(BENCH_REDIS)
+        found = module.other_clients(url)
     finally:
         other.close()
         elsewhere.close()
@@ -92,19 +89,16 @@ def test_other_clients_of_an_unreachable_server_is_one_clear_error(monkeypatch: 
 
 
 @pytest.mark.slow
-def test_celery_mode_ingests_everything_with_one_and_two_processes(monkeypatch: pytest.MonkeyPatch,
-                                                                   tmp_path: Path) -> None:
+def test_celery_mode_ingests_everything_with_one_and_two_processes(tmp_path: Path) -> None:
     """A tiny run of the Celery mode end to end: real Redis, real workers (which need
     PDFINDEX_ROOTS and write their own PDFINDEX_INDEX_DIR, and answer no ping). A run
     counts only when its index holds every page and file, which the bench checks."""
-    module = _throughput_module(monkeypatch)
-    _bench_db(module).close()
-    if module.other_clients(BENCH_REDIS):
-        pytest.skip(f"Redis database {module.REDIS_DB} is in use (a benchmark running?)")
+    url = redis_db.url()
+    redis_or_skip(url).close()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}
     done = subprocess.run(
         [sys.executable, str(BENCH), "--files", "2", "--pages-per-file", "2", "--modes", "celery", "--runs", "1",
-         "--quiet-wait", "0", "--no-split", "--keep", "pdfs"],  # relative to cwd, not to ROOT
+         "--quiet-wait", "0", "--no-split", "--keep", "pdfs", "--redis", url],  # relative to cwd, not to ROOT
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     assert "Traceback" not in done.stderr, done.stderr

@@ -12,8 +12,7 @@ chowned to nobody, damaged files; they reuse the helpers of
 tests/test_storage_faults.py. Mounting and chown need root: without it those tests
 skip, except under CI=1, where they fail.
 
-Redis: ``$PDFINDEX_TEST_FAULTS_REDIS_URL`` or database 11 of the server on
-127.0.0.1:6379 (not the 13 of tests/test_ingest_celery.py, which flushes it),
+Redis: the run's own database (tests/redis_db.py),
 flushed before and after each test; tests skip when no Redis answers.
 """
 from __future__ import annotations
@@ -39,6 +38,7 @@ import redis
 
 from pdfindex.cli.main import main as cli_main
 from pdfindex.indexer import PageIndex, Status
+from tests import redis_db
 from tests.builders import font_resources, mono_font, text_line
 from pdfindex.workers.queue import RESULTS, WRITER_ERROR, WRITER_LOCK, WRITING
 from tests.ingest_helpers import (
@@ -63,7 +63,7 @@ from tests.pdfwriter import PdfWriter
 from tests.test_ingest_celery import Cluster
 from tests.test_storage_faults import NOBODY, _as_nobody, _fill, _unavailable, read_only_view, tmpfs
 
-REDIS_URL = os.environ.get("PDFINDEX_TEST_FAULTS_REDIS_URL", "redis://127.0.0.1:6379/11")
+REDIS_URL = redis_db.url()
 
 #: The progress log lines `pdfindex ingest` writes to a stderr that is not a terminal.
 _PROGRESS = re.compile(r"pdfindex: \d+/\d+ files, ")
@@ -512,7 +512,7 @@ def test_celery_ingest_of_a_name_that_is_not_utf8_keeps_it_exactly_and_does_not_
     assert [f["path"] for f in failures] == [broken]
 
     # The writer kept no lock: an unrelated ingest right after goes through at once.
-    wait_for(lambda: _write_tasks_settled(cluster), 30, "the writer's last kicks")
+    wait_for(lambda: _write_tasks_settled(cluster), 90, "the writer's last kicks")
     assert broker.exists(WRITER_LOCK) == 0
     assert _whoosh_lock_free(index)
     later = write(tmp_path / "later" / "late.pdf", text_pdf("late", 1))

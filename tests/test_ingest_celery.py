@@ -2,7 +2,7 @@
 `celery -A pdfindex.workers.app worker` processes (two for extraction, one index writer), a real
 Redis, the real `pdfindex ingest` client; no mocks, no eager mode.
 
-Redis: ``$PDFINDEX_TEST_REDIS_URL`` or database 13 of the server on 127.0.0.1:6379,
+Redis: the run's own database of the server on 127.0.0.1:6379 (tests/redis_db.py),
 flushed before each test (tests skip when no Redis answers). Every test starts its own
 workers (in their own process groups) and stops them afterwards with SIGTERM, then
 SIGKILL, checking that no process is left.
@@ -26,6 +26,7 @@ import pytest
 import redis
 
 from pdfindex.indexer import PageIndex, Status
+from tests import redis_db
 from tests.ingest_helpers import (
     flushed_redis,
     redis_or_skip,
@@ -59,7 +60,7 @@ from tests.ingest_helpers import (
     write,
 )
 
-REDIS_URL = os.environ.get("PDFINDEX_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+REDIS_URL = redis_db.url()
 
 
 @pytest.fixture
@@ -146,7 +147,7 @@ def _finish(client: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
 EMPTY_QUEUES = {"extract": 0, "index": 0, "waiting to be written": 0}
 
 
-def _settled_status(index: Path, env: dict[str, str], timeout: float = 15) -> dict[str, Any]:
+def _settled_status(index: Path, env: dict[str, str], timeout: float = 90) -> dict[str, Any]:
     """`pdfindex status --json` once the queues are empty (the writer may still be
     consuming its last kicks when the client exits); the last one after ``timeout``."""
     deadline = time.monotonic() + timeout
@@ -179,7 +180,7 @@ def _worker_pid_of(cluster: Cluster, doc_hash: str, attempt: int = 1) -> int:
                     return int(line.rsplit(" ", 1)[1])
         return None
 
-    return int(wait_for(find_pid, 30, f"the log line of attempt {attempt} of {doc_hash}"))
+    return int(wait_for(find_pid, 90, f"the log line of attempt {attempt} of {doc_hash}"))
 
 
 # ---- the main run: two extraction workers and one writer ------------------------------
@@ -474,7 +475,7 @@ def test_writer_killed_mid_batch_is_recovered(cluster_factory: Any, broker: redi
                  60, "the writer to commit the book", interval=0.005)
         (child,) = cluster.workers["writer"].pool_children()
         os.kill(child, signal.SIGKILL)
-        stdout, stderr = _finish(client, 15)
+        stdout, stderr = _finish(client, 120)
     finally:
         reap(client)
     assert client.returncode == 0, stderr
@@ -583,7 +584,7 @@ def test_ingest_completes_after_a_redis_restart(tmp_path: Path) -> None:
         server.start()
         os.kill(client.pid, signal.SIGCONT)
         try:
-            wait_for(lambda: len(records(index)) == len(paths), 45, "every file in the index after the restart")
+            wait_for(lambda: len(records(index)) == len(paths), 120, "every file in the index after the restart")
         except AssertionError:
             # Celery's known bug (celery/celery#9054, #10205): a worker whose ack failed on
             # the dead connection may never consume again. docs/ingestion.md tells operators
@@ -595,8 +596,8 @@ def test_ingest_completes_after_a_redis_restart(tmp_path: Path) -> None:
             for name, spec in stuck:
                 cluster.workers[name].stop()
                 cluster.start((name, spec, 1))
-            wait_for(lambda: len(records(index)) == len(paths), 60, "every file in the index after a restarted worker")
-        stdout, stderr = _finish(client, 8)  # and the client sees that it is done
+            wait_for(lambda: len(records(index)) == len(paths), 120, "every file in the index after a restarted worker")
+        stdout, stderr = _finish(client, 60)  # and the client sees that it is done
         assert client.returncode == 0, stderr
         assert "re-enqueueing" in stderr
         summary = parse_summary(stdout)

@@ -5,7 +5,7 @@ worker's log names the file of every task; Ctrl-C on the Celery client stops the
 waiting within 2 s and the queued files are still done by the workers.
 
 Real `pdfindex` subprocesses, a real billiard pool, real Celery workers on Redis
-database 8 (``$PDFINDEX_TEST_LOGGING_REDIS_URL``), real PDFs; nothing mocked. The
+(the run's own database, tests/redis_db.py), real PDFs; nothing mocked. The
 embedded Ctrl-C test is in test_ingest_embedded.py.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ import pytest
 
 from pdfindex.cli import logs
 from pdfindex.indexer import PageIndex
+from tests import redis_db
 from tests.ingest_helpers import (
     ROOT,
     Worker,
@@ -41,7 +42,7 @@ from tests.ingest_helpers import (
     write,
 )
 
-REDIS_URL = os.environ.get("PDFINDEX_TEST_LOGGING_REDIS_URL", "redis://127.0.0.1:6379/8")
+REDIS_URL = redis_db.url()
 #: The issue's bound on Ctrl-C, plus room for a loaded machine (2 cores, other tests).
 CTRL_C_BOUND = 2.0 + 0.5
 ESC_NAME = "red\x1b[31mname.pdf"

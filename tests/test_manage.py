@@ -5,11 +5,10 @@
 
 Everything is real: PDFs built byte by byte (tests/pdfwriter.py), the `pdfindex`
 command in a subprocess, the embedded billiard pool, a Whoosh index on disk read
-back through ``PageIndex``; the Celery run uses real workers and Redis database 9.
+back through ``PageIndex``; the Celery run uses real workers and the run's Redis database.
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -23,6 +22,7 @@ import pytest
 from pdfindex import config
 from pdfindex.indexer import PageIndex, Status
 from pdfindex.workers import api
+from tests import redis_db
 from tests.ingest_helpers import (
     ROOT,
     USER_PASSWORD,
@@ -44,7 +44,7 @@ from tests.ingest_helpers import (
 )
 
 EXIT_INCOMPLETE = 5  # cli/errors.py
-REDIS_URL = os.environ.get("PDFINDEX_TEST_MANAGE_REDIS_URL", "redis://127.0.0.1:6379/9")
+REDIS_URL = redis_db.url()
 
 
 def _paths(index: Path) -> set[str]:
@@ -392,7 +392,7 @@ def broker() -> Iterator[object]:
 
 def test_the_api_runs_through_celery_workers(tmp_path: Path, broker: object) -> None:
     """One ingest through the API in a process of its own (the Celery app reads the
-    environment when imported), with real workers on Redis database 9."""
+    environment when imported), with real workers on the run's Redis database."""
     docs, index = tmp_path / "docs", tmp_path / "index"
     files = [write(docs / f"c{i}.pdf", text_pdf(f"celery{i}", 2)) for i in range(2)]
     broken = write(docs / "broken.pdf", corrupt_pdf())

@@ -403,7 +403,7 @@ def test_forged_extract_messages_are_refused_and_nothing_is_read(
     attacker.send_task("pdfindex.extract", args=[str(secret), secret_hash, run, str(elsewhere), None],
                        queue="extract")
     log = cluster.workers["ex1"]
-    wait_for(lambda: log.log_text().count("refused pdfindex.extract") >= 3, 30, "three refusals in the log")
+    wait_for(lambda: log.log_text().count("refused pdfindex.extract") >= 3, 90, "three refusals in the log")
     text = log.log_text()
     assert text.count(f"for {str(secret)!r}: outside PDFINDEX_ROOTS") == 1
     assert "malformed message: unexpected arguments" in text
@@ -576,7 +576,7 @@ def test_signed_cluster_ingests_and_unsigned_messages_are_rejected(server: Serve
         inside.unlink()
         later = write(tmp_path / "docs" / "later.pdf", text_pdf("later", 1))
         assert parse_summary(ingest(tmp_path / "index", tmp_path / "docs", env=cluster.env).stdout).indexed == 1
-        wait_for(lambda: "bad or missing signature" in writer_log.log_text(), 30, "the writer to drop the item")
+        wait_for(lambda: "bad or missing signature" in writer_log.log_text(), 90, "the writer to drop the item")
         ix = PageIndex(tmp_path / "index")
         assert find(ix, page_word("later", 1)) == [(str(later), 1)]
         assert find(ix, page_word("planted", 1)) == [] and find(ix, "unsignedword") == []

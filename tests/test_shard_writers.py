@@ -3,7 +3,7 @@ Celery worker of its own (`index.K` queues), as on hosts that share the index's
 filesystem; the common lane routed to the shards' lanes, paths released across
 shards, and every message and item from the queue still untrusted.
 
-Real Redis (database 12 of 127.0.0.1:6379, or ``$PDFINDEX_TEST_SHARDS_REDIS_URL``;
+Real Redis (the run's own database, tests/redis_db.py;
 skipped when none answers), real indexes on disk, real `celery worker` processes and
 the real `pdfindex ingest` client for the end-to-end tests.
 """
@@ -26,6 +26,7 @@ import redis
 from pdfindex.indexer import PageIndex, PageRecord, SearchOptions, Status, shard_of
 from pdfindex.workers import queue
 from pdfindex.workers.outcome import Outcome, failed
+from tests import redis_db
 from tests.ingest_helpers import (
     ROOT,
     Worker,
@@ -48,7 +49,7 @@ from tests.ingest_helpers import (
 )
 from tests.test_ingest_celery import Cluster, _finish, _ingesting, _start_client
 
-REDIS_URL = os.environ.get("PDFINDEX_TEST_SHARDS_REDIS_URL", "redis://127.0.0.1:6379/12")
+REDIS_URL = redis_db.url()
 RUN = "ef" * 16
 
 
@@ -351,7 +352,7 @@ def test_a_file_rewritten_into_another_shard_leaves_no_old_version(broker: redis
             finally:
                 reap(client)
             assert client.returncode == 0 and parse_summary(stdout).indexed == 1, stderr
-        wait_for(lambda: len(PageIndex(index).holders([str(path)])[str(path)]) == 1, 30, "the old version to let go")
+        wait_for(lambda: len(PageIndex(index).holders([str(path)])[str(path)]) == 1, 90, "the old version to let go")
     finally:
         cluster.stop()
     ix = PageIndex(index)

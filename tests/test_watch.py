@@ -179,17 +179,19 @@ def test_the_cli_watches_until_ctrl_c(tmp_path: Path) -> None:
     assert "Traceback" not in err, err
 
 
-CELERY_REDIS_URL = "redis://127.0.0.1:6379/7"
 
 
 def test_watch_on_celery_workers(tmp_path: Path) -> None:
     """The same watch with PDFINDEX_BROKER_URL: rounds go to real Celery workers
-    (Redis database 7); an added file is indexed, a moved one keeps its pages."""
+    (the run's Redis database, tests/redis_db.py); an added file is indexed, a moved one keeps its pages."""
     import os
     import signal
     import subprocess
 
+    from tests import redis_db
     from tests.ingest_helpers import cli_argv, cli_env, flushed_redis, run_cli, spawn_worker, wait_for, wait_ready
+
+    CELERY_REDIS_URL = redis_db.url()
 
     folder, index = tmp_path / "docs", tmp_path / "index"
     write(folder / "first.pdf", text_pdf("cfirst", 1))

@@ -6,7 +6,7 @@ once per file. Now a hand-off sends a kick only when none is pending
 what it holds once a drain finds no new item (about a second after the previous one),
 leaving a waiting batch in ``pdfindex:writing`` meanwhile.
 
-Real Redis (database 10 of 127.0.0.1:6379, or ``$PDFINDEX_TEST_BATCH_REDIS_URL``,
+Real Redis (the run's own database, tests/redis_db.py,
 flushed before and after each test), a real index on disk, and, end to end, real
 `celery worker` processes and the real `pdfindex ingest` client. Commits are counted
 by Whoosh's table-of-contents generation (``_MAIN_<n>.toc``), one per commit.
@@ -31,6 +31,7 @@ from pdfindex.workers import queue
 from pdfindex.workers.outcome import Outcome, failed
 if TYPE_CHECKING:
     from pdfindex.indexer import IndexWriter
+from tests import redis_db
 from tests.ingest_helpers import (
     find,
     flushed_redis,
@@ -44,7 +45,7 @@ from tests.ingest_helpers import (
 )
 from tests.test_ingest_celery import Cluster, _finish, _ingesting
 
-REDIS_URL = os.environ.get("PDFINDEX_TEST_BATCH_REDIS_URL", "redis://127.0.0.1:6379/10")
+REDIS_URL = redis_db.url()
 RUN = "cd" * 16
 
 
@@ -374,7 +375,7 @@ def test_a_staged_writer_nobody_finishes_frees_the_index(broker: redis.Redis, tm
     queue.drain(broker, 2000, _real_write(index), (docs,), defer=Deferrals(), idle=IDLE,
                 stage=lambda batch: staging.stage(_opener(index), batch))
     assert _index_is_locked(index)
-    wait_for(lambda: not _index_is_locked(index), 5, "the idle open writer dropped")
+    wait_for(lambda: not _index_is_locked(index), 30, "the idle open writer dropped")
     assert commits(root) == 0 and broker.llen(queue.WRITING) == 2
     assert queue.drain(broker, 2000, _real_write(index), (docs,)) == 2
     assert PageIndex(root).stats().documents == 2

@@ -1,0 +1,64 @@
+"""The one Redis database a test run uses, claimed on the shared server for that run.
+
+Every test that talks to Redis (Celery clusters, the hand-off lanes, the CLI in
+distributed mode) uses ``url()``. Two test runs on one machine (two clones' CI, or a
+developer's run beside CI) share the server on 127.0.0.1:6379 and flush their database
+between tests: with fixed database numbers they flushed each other's queues, and
+Celery tests of one run timed out waiting for work the other run had thrown away.
+
+A run claims a free database from 1 to 15 with ``SET NX`` on a key of database 0,
+expiring after ``CLAIM_SECONDS`` (a killed run frees its database by itself) and
+deleted when the run's process ends. ``$PDFINDEX_TEST_REDIS_URL`` (a URL with its
+database) overrides the claim; the Celery workers a test starts inherit the URL.
+"""
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import uuid
+
+import redis
+
+SERVER = os.environ.get("PDFINDEX_TEST_REDIS_SERVER", "redis://127.0.0.1:6379")
+#: longer than CI's hard limit of 90 minutes for a whole run
+CLAIM_SECONDS = 2 * 3600
+_CLAIM = "pdfindex-tests:claim:{}"
+#: database 0 holds the claims; the others are the runs' own
+DATABASES = range(1, 16)
+
+
+@functools.cache
+def url() -> str:
+    """This run's Redis URL, with a database no other running test run uses. When no
+    Redis answers, the unclaimed URL of database 1: the test that asks for it then
+    skips (or fails under CI) in ``redis_or_skip`` with the reason."""
+    given = os.environ.get("PDFINDEX_TEST_REDIS_URL")
+    if given:
+        return given
+    client = redis.Redis.from_url(f"{SERVER}/0", socket_connect_timeout=2, socket_timeout=10)
+    token = f"{os.getpid()}-{uuid.uuid4().hex}"
+    try:
+        for db in DATABASES:
+            if client.set(_CLAIM.format(db), token, nx=True, ex=CLAIM_SECONDS):
+                atexit.register(_release, db, token)
+                return f"{SERVER}/{db}"
+    except redis.RedisError:
+        return f"{SERVER}/{DATABASES[0]}"
+    finally:
+        client.close()
+    raise RuntimeError(f"every Redis database 1-15 of {SERVER} is claimed by a running test run "
+                       f"(keys {_CLAIM.format('*')} in database 0; they expire after {CLAIM_SECONDS} s)")
+
+
+def _release(db: int, token: str) -> None:
+    """Free the claim, if it is still ours (it may have expired and been taken)."""
+    client = redis.Redis.from_url(f"{SERVER}/0", socket_connect_timeout=2, socket_timeout=10)
+    try:
+        key = _CLAIM.format(db)
+        if client.get(key) == token.encode():
+            client.delete(key)
+    except redis.RedisError:
+        pass  # it expires by itself
+    finally:
+        client.close()
