@@ -217,6 +217,12 @@ def _marked(hit: Hit, bold: bool) -> str:
     return "".join(parts)
 
 
+def _score(score: float | None) -> str:
+    """The score as shown ("  score 3.85"), or nothing: hits ordered by date or path
+    are not scored."""
+    return "" if score is None else f"  score {score:.2f}"
+
+
 def _coverage(value: float | None) -> str:
     return "no text" if value is None else f"coverage {value:.2f}"
 
@@ -250,13 +256,13 @@ def _print_result(result: SearchResult, bold: bool) -> None:
         for group in result.groups:
             best = group.pages[0]
             numbers = ", ".join(str(h.page) for h in group.pages)
-            out.write(f"{shown(group.path)}  pages {numbers}  score {group.score:.2f}\n")
+            out.write(f"{shown(group.path)}  pages {numbers}{_score(group.score)}\n")
             out.write(_about(best))
             out.write(f"    p.{best.page} ({_coverage(best.coverage)}): {_marked(best, bold)}\n")
         unit = "documents"
     else:
         for hit in result.hits:
-            out.write(f"{shown(hit.path)}  p.{hit.page}  score {hit.score:.2f}  {_coverage(hit.coverage)}\n")
+            out.write(f"{shown(hit.path)}  p.{hit.page}{_score(hit.score)}  {_coverage(hit.coverage)}\n")
             out.write(_about(hit))
             out.write(f"    {_marked(hit, bold)}\n")
         unit = "pages"

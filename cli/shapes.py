@@ -28,13 +28,18 @@ def json_text(value: Any) -> str:
 def hit_json(hit: Hit) -> dict[str, Any]:
     """One hit, the same keys for a search, a grouped search and a listing of pages."""
     return {
-        "path": hit.path, "page": hit.page, "score": round(hit.score, 4), "title": hit.title,
+        "path": hit.path, "page": hit.page, "score": _score(hit.score), "title": hit.title,
         "coverage": None if hit.coverage is None else round(hit.coverage, 4), "needs_ocr": hit.needs_ocr,
         "snippet": hit.snippet, "highlights": [[s.start, s.end] for s in hit.spans], "doc_hash": hit.doc_hash,
         "author": getattr(hit, "author", ""), "created": getattr(hit, "created", None),
         "modified": getattr(hit, "modified", None), "paths": list(getattr(hit, "paths", None) or [hit.path]),
         "problems": problems_json(getattr(hit, "problems", ())),
     }
+
+
+def _score(score: float | None) -> float | None:
+    """A relevance, or None for hits ordered by date or path (they are not scored)."""
+    return None if score is None else round(score, 4)
 
 
 def problems_json(problems: Iterable[Any]) -> list[dict[str, str]]:
@@ -69,7 +74,7 @@ def result_json(result: SearchResult) -> dict[str, Any]:
     if result.groups:
         for g in result.groups:
             hits += [hit_json(h) for h in g.pages]
-            documents.append({"path": g.path, "title": g.title, "doc_hash": g.doc_hash, "score": round(g.score, 4),
+            documents.append({"path": g.path, "title": g.title, "doc_hash": g.doc_hash, "score": _score(g.score),
                               "pages": [h.page for h in g.pages]})
     else:
         hits = [hit_json(h) for h in result.hits]

@@ -92,7 +92,9 @@ class Hit:
     doc_hash: str
     path: str
     page: int
-    score: float
+    #: relevance; None when the hits were ordered by date or path (not scored), 0
+    #: for a page listed without a query
+    score: float | None
     coverage: float | None
     needs_ocr: bool
     title: str = ""
@@ -117,7 +119,7 @@ class DocumentHits:
     pages: list[Hit]
 
     @property
-    def score(self) -> float:
+    def score(self) -> float | None:
         return self.pages[0].score
 
 

@@ -95,11 +95,13 @@ def _snippet(whoosh_hit: WhooshHit, field: str, text: str) -> tuple[str, list[Sp
     return "".join(out), spans
 
 
-def _hit(whoosh_hit: WhooshHit, with_snippet: bool) -> Hit:
+def _hit(whoosh_hit: WhooshHit, with_snippet: bool, scored: bool) -> Hit:
+    """``scored``: the search was ordered by score. Ordered by date or path, Whoosh's
+    "score" is the sort key (a negated date, -9.2e18 for none): not a relevance."""
     stored = whoosh_hit.fields()
     hit = Hit(
         doc_hash=stored["doc_hash"], path=stored.get("path", ""), page=stored.get("page", 0),
-        score=float(whoosh_hit.score or 0.0), coverage=stored.get("coverage"),
+        score=float(whoosh_hit.score or 0.0) if scored else None, coverage=stored.get("coverage"),
         needs_ocr=bool(stored.get("needs_ocr", False)), title=stored.get("title", ""),
         author=stored.get("author", ""), created=stored.get("created"), modified=stored.get("modified"),
         paths=list(stored.get("paths") or [stored.get("path", "")]), problems=list(problems_of(stored)),
@@ -278,6 +280,7 @@ def run_search(searcher: Searcher, text: str, options: SearchOptions) -> SearchR
         parsed.query, text, getattr(searcher.schema["text"].analyzer, "language", "none"))
     query, expansion = bound_expansions(searcher, parsed.query, deadline)
     options = replace(options, timeout=max(deadline - time.monotonic(), 1e-6))
+    scored = options.sort == "score"
     lower_bound = False
     if options.by_document:
         results, partial = _collect(searcher, query, options, None)
@@ -289,7 +292,7 @@ def run_search(searcher: Searcher, text: str, options: SearchOptions) -> SearchR
         shown = list(grouped.values())[options.offset:options.offset + options.limit]
         groups = []
         for pages in shown:
-            hits = [_hit(h, highlight and i == 0) for i, h in enumerate(pages)]
+            hits = [_hit(h, highlight and i == 0, scored) for i, h in enumerate(pages)]
             groups.append(DocumentHits(hits[0].doc_hash, hits[0].path, hits[0].title, hits))
         total = len(grouped)
         hits = []
@@ -300,7 +303,7 @@ def run_search(searcher: Searcher, text: str, options: SearchOptions) -> SearchR
         # Past the deadline, no more work: highlighting costs a walk over every
         # expanded term for each hit (0.3 s for a 1,000-term range on 10 hits).
         highlight = options.highlight and not (partial or expansion.expired)
-        hits = [_hit(h, highlight) for h in results[options.offset:options.offset + options.limit]]
+        hits = [_hit(h, highlight, scored) for h in results[options.offset:options.offset + options.limit]]
         total, lower_bound = _total(results, partial, options.exact_count)
         groups = []
     notes = list(expansion.notes)

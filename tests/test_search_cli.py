@@ -265,3 +265,23 @@ def test_default_index_dir_is_under_xdg_data_home(home: Path, tmp_path: Path) ->
     # Without XDG_DATA_HOME: ~/.local/share/pdfindex/index, absent in this fresh home.
     line = _one_error_line(run(home, "stats"))
     assert str(home / ".local" / "share" / "pdfindex" / "index") in line
+
+
+# ---- issue 20: what a search shows -------------------------------------------------------------
+
+@pytest.mark.parametrize("sort", ["date", "path"])
+def test_hits_sorted_by_date_or_path_have_no_score(home: Path, index: Path, sort: str) -> None:
+    """Sorted by date or path, a hit is not scored: Whoosh's sort key (-9.2e18 for a
+    date) used to be shown as its score."""
+    out = search_json(home, index, "revenue", "--sort", sort)
+    assert len(out["hits"]) == 3 and all(h["score"] is None for h in out["hits"]), out["hits"]
+    grouped = search_json(home, index, "revenue", "--sort", sort, "--by-document")
+    assert grouped["documents"] and all(d["score"] is None for d in grouped["documents"])
+    assert all(h["score"] is None for h in grouped["hits"])
+    for extra in ([], ["--by-document"]):
+        proc = run(home, "search", "revenue", "--sort", sort, *extra, "--index", index)
+        assert proc.returncode == 0, proc.stderr
+        assert REPORT in proc.stdout and "score" not in proc.stdout, proc.stdout
+    scored = search_json(home, index, "revenue")
+    assert all(isinstance(h["score"], float) and 0 < h["score"] < 100 for h in scored["hits"])
+    assert "  score " in run(home, "search", "revenue", "--index", index).stdout

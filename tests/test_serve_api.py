@@ -291,6 +291,19 @@ def test_search_finds_what_it_should(corpus: Corpus, client: httpx.Client) -> No
                                                        corpus.hashes["sub/deep/delta.pdf"]}
 
 
+def test_hits_sorted_by_date_or_path_have_no_score(client: httpx.Client) -> None:
+    """Issue 20: sorted by date, the API answered Whoosh's sort key as the score
+    (-9.2e18); hits ordered by date or path are not scored: null, as in the CLI."""
+    for sort in ("date", "path"):
+        for grouped in ("false", "true"):
+            out = answer_json(client.get("/api/search", params={"q": "filler", "sort": sort, "limit": "5",
+                                                                "by_document": grouped}))
+            assert out["hits"] and all(h["score"] is None for h in out["hits"]), (sort, grouped)
+            assert all(d["score"] is None for d in out["documents"])
+    scored = answer_json(client.get("/api/search", params={"q": "filler", "limit": "5"}))
+    assert all(isinstance(h["score"], float) and h["score"] > 0 for h in scored["hits"])
+
+
 def test_search_pages_follow_each_other(client: httpx.Client) -> None:
     """Pages of 4 put together are the first 20 hits, none twice; the total stays."""
     whole = answer_json(client.get("/api/search", params={"q": "filler", "limit": "20"}))
