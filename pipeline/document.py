@@ -31,7 +31,7 @@ from pdfminer.psparser import PSEOF, PSBaseParser, PSKeyword, PSLiteral
 from pdfminer.utils import decode_text
 
 from .errors import DAMAGE, ExtractionError, NotAPdfError, PasswordError, Problem, ProblemCode
-from .values import rect
+from .values import number as finite_number, rect
 from .geometry import Rect, intersect
 from .recover import Occurrences, RebuiltXRef, damage, find_catalog, has_content, objstm_members, recovered_pages
 from .streams import read_stream
@@ -429,6 +429,16 @@ def visible_box(page: PDFPage, problems: list[str]) -> Rect:
         problems.append(Problem(ProblemCode.BOX_INVALID, "CropBox does not overlap the MediaBox; MediaBox used"))
         return media
     return box
+
+
+def page_rotation(page: PDFPage) -> int:
+    """The page's /Rotate (inherited, §7.7.3.3) as 0, 90, 180 or 270 degrees
+    clockwise: how a viewer turns the page. The standard allows only multiples of
+    90; any other number counts its whole quarter turns (135 is 90, -45 is 0) and
+    a value that is not a number is 0, as pdfium reads it, so the layout text
+    (R15) is turned as the page images of ``pdfindex serve`` show the page."""
+    turns = int(finite_number(page.attrs.get("Rotate")) / 90)
+    return turns % 4 * 90
 
 
 def page_content(page: PDFPage, problems: list[str]) -> bytes:

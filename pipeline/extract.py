@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from .annotations import appearances
 from .assemble import PageText, replace_actual_text, visible
-from .document import PdfFile, Source, page_content, page_resources, visible_box
+from .document import PdfFile, Source, page_content, page_resources, page_rotation, visible_box
 from .fonts import Font
 from .geometry import IDENTITY, Rect
 from .glyph import Glyph
@@ -97,7 +97,7 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
         problems.append(Problem(ProblemCode.TEXT_SUSPECT, quality.suspect))
     return Page(
         number=number,
-        text=layout_text(placed, params) if layout else page_text,
+        text=layout_text(placed, params, page_rotation(page)) if layout else page_text,
         quality=quality,
         box=box,
         problems=list(problems),  # a plain list: pages are pickled between processes

@@ -14,6 +14,16 @@ apart than the page's usual line spacing get blank lines between them (at most
 ``_MAX_BLANK``). Glyphs that are rotated or vertical are not forced into the grid:
 they follow as reading-flow text (R11-R13) after a blank line.
 
+The grid is built in the page's displayed orientation: the glyphs are first turned
+as a viewer turns the page for its /Rotate (``page_rotation``), so a landscape
+table drawn up the portrait user space of a /Rotate 90 page reads upright with its
+columns in order, as it shows (and as pdftotext -layout gives it). Where most of
+the page's text runs along another quarter turn of the displayed page (a /Rotate
+stamped on a page whose table then shows sideways, a landscape table drawn turned
+on a page without /Rotate), the grid follows the text instead, as pdftotext does:
+read sideways, a table is only its cells' reading flow. The reading-flow text needs
+no turning: it follows each glyph's own writing direction.
+
 The decoding is the reading-flow mode's: the same glyph records, the same visible
 box, the same ActualText replacement.
 """
@@ -24,6 +34,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from .assemble import LIGATURES, PageText, compose_accents, word_spaces
+from .geometry import Matrix, apply
 from .glyph import Glyph
 from .params import Params
 
@@ -38,6 +49,14 @@ _WIDE = 2.0
 _CELL_SHARE = 0.9
 #: How far a direction may lean and still count as upright.
 _UPRIGHT = 0.01
+#: User space to the displayed page for each /Rotate (the viewer turns the page
+#: clockwise), without the translation: the grid only uses differences.
+_TURNS: dict[int, Matrix] = {
+    90: (0.0, -1.0, 1.0, 0.0, 0.0, 0.0),
+    180: (-1.0, 0.0, 0.0, -1.0, 0.0, 0.0),
+    270: (0.0, 1.0, -1.0, 0.0, 0.0, 0.0),
+}
+_QUARTERS = (0, 90, 180, 270)
 
 
 def _upright(g: Glyph) -> bool:
@@ -55,9 +74,12 @@ def _median(values: list[float]) -> float:
     return values[(len(values) - 1) // 2] if values else 0.0
 
 
-def layout_text(glyphs: Sequence[Glyph], params: Params) -> str:
+def layout_text(glyphs: Sequence[Glyph], params: Params, rotation: int = 0) -> str:
     """The page's text laid out on a character grid (R15). ``glyphs``: what the
-    text assembly gets (visible, in content order)."""
+    text assembly gets (visible, in content order); ``rotation``: the page's
+    /Rotate, normalised (``document.page_rotation``), the grid's orientation unless
+    most of the text runs along another (``_grid_turn``)."""
+    glyphs = _turned(glyphs, _grid_turn(glyphs, rotation))
     grid = [g for g in compose_accents(glyphs) if _upright(g)]
     others = [g for g in glyphs if not _upright(g)]
     lines = _grid_lines(grid, params) if grid else []
@@ -69,6 +91,38 @@ def layout_text(glyphs: Sequence[Glyph], params: Params) -> str:
             lines += ["", *rest.split("\n")] if lines else rest.split("\n")
     # Ligatures expanded as in reading flow; spaces and blank lines are the layout.
     return "\n".join(line.translate(LIGATURES) for line in lines).strip("\n")
+
+
+def _grid_turn(glyphs: Sequence[Glyph], rotation: int) -> int:
+    """The quarter turn (clockwise, as /Rotate) that makes most of the page's
+    horizontal glyphs upright; the page's own ``rotation`` where it does as well
+    as any, and where no glyph runs along an axis."""
+    counts = dict.fromkeys(_QUARTERS, 0)
+    for g in glyphs:
+        if g.vertical or not g.text.strip():
+            continue
+        ux, uy = g.direction
+        if abs(uy) < _UPRIGHT:
+            counts[0 if ux > 0 else 180] += 1
+        elif abs(ux) < _UPRIGHT:
+            counts[90 if uy > 0 else 270] += 1
+    return max(_QUARTERS, key=lambda turn: (counts[turn], turn == rotation))
+
+
+def _turned(glyphs: Sequence[Glyph], rotation: int) -> Sequence[Glyph]:
+    """The glyphs turned clockwise by ``rotation`` degrees: positions, box offsets
+    and writing direction. Lengths and the writing direction's normal turn with
+    them, so height and rise stay as they are."""
+    turn = _TURNS.get(rotation)
+    if turn is None:
+        return glyphs
+    out: list[Glyph] = []
+    for g in glyphs:
+        u0x, u0y, u1x, u1y = g.box
+        (ox, oy), (ex, ey), (gx, gy) = apply(turn, g.ox, g.oy), apply(turn, g.ex, g.ey), apply(turn, g.gx, g.gy)
+        out.append(g._replace(ox=ox, oy=oy, ex=ex, ey=ey, gx=gx, gy=gy, direction=apply(turn, *g.direction),
+                              box=(*apply(turn, u0x, u0y), *apply(turn, u1x, u1y))))
+    return out
 
 
 def _grid_lines(glyphs: list[Glyph], params: Params) -> list[str]:

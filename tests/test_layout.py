@@ -7,6 +7,8 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from pdfindex import pipeline
 from tests.builders import font_resources, mono_font, text_line
 from tests.index_helpers import JIS, u16
@@ -97,3 +99,105 @@ def test_the_cli_writes_layout_text(tmp_path: Path) -> None:
     assert out.read_text("utf-8").split("\n") == _layout(pdf.read_bytes())
     r = run_cli("extract", pdf, "--layout")
     assert r.stdout.rstrip("\n").split("\n") == _layout(pdf.read_bytes())
+
+
+# ---- /Rotate: the grid in the page's displayed orientation -----------------------------
+
+TABLE = [("item", "qty", "price"), ("apples", "12", "3.50"), ("kiwi", "7", "12.00")]
+#: For each /Rotate, the cm that draws upright-shown content on a 612 x 792 page:
+#: the inverse of the turn a viewer applies (clockwise), as producers of landscape
+#: pages write it, so the displayed page shows the table upright.
+UPRIGHT_CM = {0: None, 90: (0, 1, -1, 0, 612, 0), 180: (-1, 0, 0, -1, 612, 792), 270: (0, -1, 1, 0, 0, 792)}
+
+
+def _table(by_column: bool) -> bytes:
+    """The table in display coordinates (it fits the 612-point-high landscape
+    page), drawn row by row or column by column."""
+    cells = [(r, c) for c in range(3) for r in range(3)] if by_column else [(r, c) for r in range(3) for c in range(3)]
+    return b"".join(_show((72, 200, 300)[c], 500 - 14 * r, TABLE[r][c]) for r, c in cells)
+
+
+def _rotated_pdf(rotate: int, turn: int, content: bytes) -> bytes:
+    cm = UPRIGHT_CM[turn]
+    if cm is not None:
+        content = b"q %d %d %d %d %d %d cm\n" % cm + content + b"Q\n"
+    w = PdfWriter()
+    w.add_page(content, resources=font_resources(mono_font(w)), rotate=rotate or None)
+    return w.to_bytes()
+
+
+@pytest.mark.parametrize("by_column", [False, True], ids=["rows", "columns"])
+@pytest.mark.parametrize(("rotate", "turn"), [(90, 90), (180, 180), (270, 270), (-90, 270), (-270, 90),
+                                              (450, 90), (100, 90), (-100, 270), (45, 0)])
+def test_a_rotated_page_is_laid_out_as_displayed(rotate: int, turn: int, by_column: bool) -> None:
+    """A table drawn upright for the viewer of a /Rotate page comes out as on an
+    unrotated page: the grid is built in the displayed orientation. A value that is
+    not a multiple of 90 counts its whole quarter turns, as pdfium (the page images)
+    reads it; a negative one turns the other way."""
+    upright = _layout(_rotated_pdf(0, 0, _table(by_column)))
+    assert [line.split() for line in upright] == [list(row) for row in TABLE]
+    for column in (1, 2):
+        assert len({line.index(row[column]) for line, row in zip(upright, TABLE, strict=True)}) == 1, upright
+    rotated = _rotated_pdf(rotate, turn, _table(by_column))
+    assert _layout(rotated) == upright
+    # the reading flow never depended on the rotation
+    assert pipeline.extract(rotated).pages[0].text == pipeline.extract(_rotated_pdf(0, 0, _table(by_column))).pages[0].text
+
+
+def test_text_drawn_along_x_on_a_rotated_page_is_sideways_for_the_grid() -> None:
+    """On a /Rotate 90 page, text drawn along the user-space x axis runs down the
+    displayed page: it follows the grid as reading flow, as rotated text does."""
+    w = PdfWriter()
+    w.add_page(b"q 0 1 -1 0 612 0 cm\n" + _table(False) + b"Q\n" + _show(72, 700, "shown sideways"),
+               resources=font_resources(mono_font(w)), rotate=90)
+    lines = _layout(w.to_bytes())
+    assert lines[:3] == _layout(_rotated_pdf(0, 0, _table(False)))
+    assert lines[3:] == ["", "shown sideways"]
+
+
+@pytest.mark.parametrize(("rotate", "turn"), [(90, 0), (0, 90), (0, 270), (270, 180)])
+def test_a_table_shown_sideways_is_laid_out_along_its_text(rotate: int, turn: int) -> None:
+    """When most of the page's text runs along another quarter turn of the
+    displayed page (a /Rotate stamped on an upright page, a landscape table drawn
+    turned on a page without /Rotate), the grid follows the text, as pdftotext
+    -layout does: read sideways, the table would be only its cells in a column."""
+    w = PdfWriter()
+    cm = UPRIGHT_CM[turn]
+    w.add_page((b"q %d %d %d %d %d %d cm\n" % cm if cm else b"q\n") + _table(True) + b"Q\n",
+               resources=font_resources(mono_font(w)), rotate=rotate or None)
+    assert _layout(w.to_bytes()) == _layout(_rotated_pdf(0, 0, _table(True)))
+
+
+def test_the_displayed_orientation_wins_a_tie() -> None:
+    """As many glyphs upright as displayed as along the user-space x axis: the
+    page's /Rotate decides which are the grid."""
+    def page(rotate: int | None) -> list[str]:
+        w = PdfWriter()
+        w.add_page(b"q 0 1 -1 0 612 0 cm\n" + _show(72, 500, "abc") + b"Q\n" + _show(300, 300, "xyz"),
+                   resources=font_resources(mono_font(w)), rotate=rotate)
+        return _layout(w.to_bytes())
+
+    assert page(90) == ["abc", "", "xyz"]
+    assert page(None) == ["xyz", "", "abc"]
+
+
+def test_realworld_rotated_pages_lay_out_as_the_upright_one(realworld: Path) -> None:
+    """pymupdf's test-2812: one table of cells on four pages, /Rotate 0, 90, 180 and
+    270, drawn to show upright on each (pdftotext -layout gives one table four
+    times)."""
+    pages = pipeline.extract(realworld / "pymupdf__test-2812.pdf", layout=True).pages
+    first = pages[0].text.split("\n")
+    assert first[0].split() == [f"cell[0][{c}]" for c in range(5)]
+    assert len({line.index("cell[", 1) for line in first if line.startswith("cell[")}) == 1
+    assert [page.text for page in pages[1:]] == [pages[0].text] * 3
+
+
+def test_realworld_rotate_stamped_on_a_landscape_table(realworld: Path) -> None:
+    """pdfplumber's nics-…-rotated.pdf is the landscape table of nics-….pdf with
+    /Rotate 90 added, so a viewer shows it sideways: its layout text is the
+    upright file's, grid and all."""
+    rotated = pipeline.extract(realworld / "pdfplumber__nics-background-checks-2015-11-rotated.pdf", layout=True)
+    plain = pipeline.extract(realworld / "pdfplumber__nics-background-checks-2015-11.pdf", layout=True)
+    assert rotated.pages[0].text == plain.pages[0].text
+    assert any(line.split()[:3] == ["Alabama", "18,870", "23,022"] and "   " in line
+               for line in plain.pages[0].text.split("\n"))
