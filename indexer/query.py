@@ -24,8 +24,11 @@ expansion is capped (``MAX_EXPANDED_TERMS``) and stops at the search's deadline
 """
 from __future__ import annotations
 
+import itertools
 import re
 import time
+import unicodedata
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,7 +51,7 @@ from whoosh.query import (
 from whoosh.searching import Searcher
 from whoosh.support.levenshtein import damerau_levenshtein
 
-from .analysis import is_cjk
+from .analysis import fold, is_cjk
 from .errors import QueryError
 from .exclusion import Excluding
 from .phrase import AdjacentPhrase
@@ -80,6 +83,8 @@ FIELDS = ("text", "title", "author", "subject", "keywords", "producer", "filenam
 SUGGESTION_FIELD = "text"
 #: At most this long looking for suggestions (after a search that found nothing).
 SUGGESTION_SECONDS = 0.3
+#: Pages whose stored text is read to find how a suggested term is written.
+SURFACE_PAGES = 5
 
 _FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):")
 _SPECIAL = set('()"')
@@ -631,8 +636,9 @@ def _nearest(reader: Any, name: str, term: str, deadline: float) -> str | None:
 
 
 def suggest(searcher: Searcher, parsed: ParsedQuery, deadline: float) -> str:
-    """A corrected query made of the index's own terms, or "": each plain word
-    the index does not hold at all is replaced by the nearest one it does."""
+    """A corrected query made of the index's own words, or "": each plain word
+    the index does not hold at all is replaced by the nearest one it does, as the
+    pages write it (an index term is a stem: "librari")."""
     schema = searcher.schema
     name = _suggestion_field(schema)
     if name is None or not parsed.words:
@@ -657,13 +663,37 @@ def suggest(searcher: Searcher, parsed: ParsedQuery, deadline: float) -> str:
         nearest = nearest_of[term]
         if nearest is None:
             continue
-        text, changed = text[:start] + _surface(word, term, nearest, analyse) + text[end:], True
+        written = _written_form(searcher, name, nearest, word, deadline) or _surface(word, term, nearest, analyse)
+        text, changed = text[:start] + written + text[end:], True
     return text if changed else ""
 
 
+def _written_form(searcher: Searcher, name: str, term: str, word: str, deadline: float) -> str | None:
+    """How the pages write the words indexed as ``term`` (a stem, folded: "librari"):
+    of the words of the first SURFACE_PAGES pages holding it that analyse to it,
+    the one nearest to what the user typed ("libaries" → "libraries", not
+    "library"), then the most frequent, lower-cased ("Library" → "library"), accents
+    kept ("francai" → "français"). None if no page shows one in time. Asked only
+    after a search that found nothing, so a search with hits never pays for it."""
+    analyse = searcher.schema[name].analyzer
+    counts: Counter[str] = Counter()
+    for docnum in itertools.islice(searcher.docs_for_query(Term(name, term)), SURFACE_PAGES):
+        if time.monotonic() > deadline:
+            break
+        stored = searcher.stored_fields(docnum).get(name)
+        if isinstance(stored, str):
+            counts.update(unicodedata.normalize("NFKC", t.original).lower()
+                          for t in analyse(stored, mode="index", keeporiginal=True) if t.text == term)
+    if not counts:
+        return None
+    typed = fold(word)
+    return min(counts, key=lambda form: (damerau_levenshtein(fold(form), typed), -counts[form], form))
+
+
 def _surface(word: str, stem: str, nearest: str, analyse: Any) -> str:
-    """A readable form of the index term ``nearest``: a stem ("financ") gets back
-    the ending the user's word had ("finnance" → "finance") when that stems to it."""
+    """A readable form of the index term ``nearest`` when no page shows one: a stem
+    ("financ") gets back the ending the user's word had ("finnance" → "finance")
+    when that stems to it."""
     folded = word.casefold()
     common = 0
     while common < min(len(folded), len(stem)) and folded[common] == stem[common]:

@@ -253,6 +253,45 @@ def test_no_suggestion_when_nothing_is_near(ix: PageIndex) -> None:
     assert result.total == 0 and result.suggestion == ""
 
 
+def _latin_pdf(pages: list[list[str]]) -> bytes:
+    """Pages of lines in Helvetica with WinAnsiEncoding, so accented letters are real
+    PDF text (cp1252 codes decoded through the font's encoding)."""
+    w = PdfWriter()
+    font = w.standard_font("Helvetica", encoding="WinAnsiEncoding")
+    for lines in pages:
+        w.add_page(b"".join(b"BT /F1 12 Tf 72 %d Td (%s) Tj ET\n" % (720 - 20 * i, line.encode("cp1252"))
+                            for i, line in enumerate(lines)), resources=font_resources(font))
+    return w.to_bytes()
+
+
+SURFACE_PAGES = [
+    ["The Library of the town", "a library card for every library user"],
+    ["the library and its libraries", "Le cours de français commence", "le français est parlé ici"],
+    ["Français pour débutants", "chaque élève a un livre", "les élèves et un élève"],
+]
+
+
+@pytest.fixture(scope="module", params=["en", "fr"])
+def surface_ix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
+    ix = PageIndex(tmp_path_factory.mktemp("surface") / "index", request.param)
+    with ix.writer() as writer:
+        writer.add(*extracted(_latin_pdf(SURFACE_PAGES), "/lib/words.pdf"))
+    return ix
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("libary", "library"), ("libaries", "libraries"),
+                                              ("francias", "français"), ("éleev", "élève"),
+                                              ("libary francias", "library français")])
+def test_a_suggestion_is_a_word_of_the_text_not_a_stem(surface_ix: PageIndex, typo: str, meant: str) -> None:
+    """Issue 20: suggestions were index terms, i.e. stems and folded forms ("librari",
+    "francai", "elev"): now the word as the pages write it (the form nearest to what
+    was typed, then the most frequent; case as typed by a user)."""
+    result = surface_ix.search(typo)
+    assert result.total == 0
+    assert result.suggestion == meant
+    assert surface_ix.search(result.suggestion).total > 0
+
+
 # ---- the time limit and the expansion cap on tens of thousands of distinct terms ------------------------------
 
 DISTINCT_PAGES, WORDS_PER_PAGE = 800, 50
