@@ -28,10 +28,9 @@ from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser, PDFSyntaxError
 from pdfminer.pdftypes import PDFObjRef, PDFStream, int_value, resolve1
 from pdfminer.psparser import PSEOF, PSBaseParser, PSKeyword, PSLiteral
-from pdfminer.utils import decode_text
 
 from .errors import DAMAGE, ExtractionError, NotAPdfError, PasswordError, Problem, ProblemCode
-from .values import number as finite_number, rect
+from .values import number as finite_number, rect, text_string
 from .geometry import Rect, intersect
 from .recover import Occurrences, RebuiltXRef, damage, find_catalog, has_content, objstm_members, recovered_pages
 from .streams import read_stream
@@ -404,7 +403,7 @@ class PdfFile:
             for key, value in entry.items():
                 value = resolve1(value)
                 if isinstance(value, bytes):
-                    out[str(key)] = decode_text(value).strip("\x00").strip()
+                    out[str(key)] = text_string(value).strip("\x00").strip()
                 elif isinstance(value, PSLiteral):
                     out[str(key)] = str(value.name)
         return out

@@ -19,11 +19,10 @@ from typing import Any
 
 from pdfminer.pdftypes import PDFObjRef, PDFStream, resolve1
 from pdfminer.psparser import PSLiteral
-from pdfminer.utils import decode_text
 
 from .content import literal_str, operations
 from .errors import DAMAGE, Damaged, Problem, ProblemCode, brief, caught
-from .values import strict_matrix, strict_number
+from .values import strict_matrix, strict_number, text_string
 from .fonts import Font, MissingFont, load_font
 from .geometry import IDENTITY, Matrix, mult, unit
 from .glyph import Glyph
@@ -397,7 +396,7 @@ class Interpreter:
             named = resolve1(self.resources.get("Properties"))
             props = resolve1(named.get(props.name)) if isinstance(named, dict) else None
         actual = resolve1(props.get("ActualText")) if isinstance(props, dict) else None
-        text = decode_text(actual) if isinstance(actual, bytes) else None
+        text = text_string(actual) if isinstance(actual, bytes) else None
         self.marked.append((text, self.base + len(self.glyphs)))
 
     def _EMC(self, args: list[object], index: int) -> None:

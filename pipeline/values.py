@@ -1,4 +1,5 @@
-"""Typed values out of PDF objects: a name, a number, a matrix, a rectangle.
+"""Typed values out of PDF objects: a name, a number, a matrix, a rectangle, a
+text string.
 
 A dictionary entry may be an indirect reference, a number where a name belongs, a
 boolean (which Python counts as an int), an infinity (a 400-digit number), or an
@@ -11,9 +12,11 @@ operators, whose operation is then skipped and reported (R17).
 from __future__ import annotations
 
 import math
+import re
 
 from pdfminer.pdftypes import resolve1
 from pdfminer.psparser import PSLiteral
+from pdfminer.utils import PDFDocEncoding
 
 from .errors import Damaged, brief
 from .geometry import Matrix, Rect, normalize_rect
@@ -27,6 +30,30 @@ def name(x: object) -> str:
     if isinstance(x, bytes):
         return x.decode("latin-1")
     return x if isinstance(x, str) else ""
+
+
+#: A language escape of a Unicode text string: ESC, an ISO 639 language code and
+#: maybe an ISO 3166 country code, ESC. The codes are two bytes each, so in UTF-16
+#: one code unit each (some writers spend one a letter, hence up to four).
+_LANGUAGE_ESCAPE = re.compile("\x1b[^\x1b]{1,4}\x1b")
+
+
+def text_string(data: bytes) -> str:
+    """A text string (Info entries, /ActualText: ISO 32000-2 §7.9.2.2) as Unicode,
+    by its byte order mark: UTF-16BE after FE FF, UTF-8 after EF BB BF (PDF 2.0;
+    read as PDFDocEncoding it was "ï»¿" and mojibake), UTF-16LE after FF FE (not in
+    the standard, but written; no PDFDocEncoding text starts "ÿþ"), else
+    PDFDocEncoding. Bytes that do not decode become U+FFFD: a broken title must not
+    fail a file, and the rest of it stays readable. Language escapes are dropped:
+    they mark the text, they are not part of it."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        text = data[3:].decode("utf-8", "replace")
+    elif data.startswith((b"\xfe\xff", b"\xff\xfe")):
+        codec = "utf-16-be" if data[0] == 0xFE else "utf-16-le"
+        text = data[2:len(data) - len(data) % 2].decode(codec, "replace")  # an odd last byte is padding
+    else:
+        return "".join(PDFDocEncoding[b] for b in data)
+    return _LANGUAGE_ESCAPE.sub("", text) if "\x1b" in text else text
 
 
 def _finite(x: object) -> float | None:

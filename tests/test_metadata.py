@@ -17,7 +17,7 @@ from pdfindex.indexer.schema import build_schema, doc_fields, page_fields
 from pdfindex.pipeline.metadata import MAX_XMP_BYTES, parse_iso_date, parse_pdf_date, parse_xmp
 from tests.builders import font_resources, mono_font, text_line
 from tests.index_helpers import page, record, sha
-from tests.pdfwriter import Name, PdfWriter
+from tests.pdfwriter import HexStr, Name, PdfWriter
 from tests.test_search_cli import run
 from pdfindex.workers.outcome import Outcome, extract_outcome
 from pdfindex.workers.plan import make_plan
@@ -175,6 +175,77 @@ def test_xmp_that_is_not_xml() -> None:
     doc = pipeline.extract(pdf(info={"Author": b"A"}, metadata=b"<x:xmpmeta><unclosed"))
     assert doc.metadata.author == "A"
     assert any("not well-formed" in p for p in doc.pages[0].problems)
+
+
+# ---- text strings: PDFDocEncoding, UTF-16 and PDF 2.0's UTF-8 (ISO 32000-2 §7.9.2.2) ----
+
+BOM8, BOM16 = b"\xef\xbb\xbf", b"\xfe\xff"
+#: The title of pdfcpu's PDF 2.0 UTF-8 test file (Peter Wyatt's), as UTF-8 after the BOM.
+CJK_TITLE = "\u8868\u30dd\u3042A\u9dd7\u0152\xe9\uff22\u900d\xdc\xdf\xaa\u0105\xf1\u4e02\u3400\U00020000"
+
+
+def test_utf8_info_strings_after_the_bom() -> None:
+    doc = pipeline.extract(pdf(info={"Title": BOM8 + CJK_TITLE.encode(), "Author": BOM8 + b"Peter Wyatt",
+                                     "Subject": BOM8 + "Café crème, Ærø, Łódź".encode(),
+                                     "Keywords": HexStr(BOM8 + "東京, Straße".encode()), "Producer": BOM8 + b"By hand",
+                                     "CreationDate": BOM8 + b"D:20211230134641+11'00'"}))
+    meta = doc.metadata
+    assert (meta.title, meta.author, meta.subject, meta.keywords, meta.producer) == (
+        CJK_TITLE, "Peter Wyatt", "Café crème, Ærø, Łódź", "東京, Straße", "By hand")
+    assert meta.created == utc(2021, 12, 30, 2, 46, 41)  # the date read, not refused for its BOM
+    assert doc.info["Author"] == "Peter Wyatt"
+    assert doc.pages[0].problems == []
+
+
+def test_malformed_utf8_after_the_bom_is_replaced_not_raised() -> None:
+    meta = pipeline.extract(pdf(info={"Title": BOM8 + b"Caf\xc3 ok \xff\xfe end", "Author": BOM8})).metadata
+    assert meta.title == "Caf\ufffd ok \ufffd\ufffd end"
+    assert meta.author == ""
+
+
+@pytest.mark.parametrize(("raw", "text"), [
+    (BOM16 + "Zoë 東京".encode("utf-16-be"), "Zoë 東京"),
+    (b"\xff\xfe" + "Zoë 東京".encode("utf-16-le"), "Zoë 東京"),  # little-endian, as some writers do
+    (b"Caf\xe9 \x80 \x93", "Café • ﬁ"),  # PDFDocEncoding: \x80 a bullet, \x93 the fi ligature
+    # language escapes (§7.9.2.2): 00 1B, a 2-byte language code, maybe a 2-byte country code, 00 1B
+    (BOM16 + b"\x00\x1bja\x00\x1b" + "東京 ".encode("utf-16-be") + b"\x00\x1benUS\x00\x1b" + "Tokyo".encode("utf-16-be"),
+     "東京 Tokyo"),
+    (BOM8 + "\x1bde\x1bStraße".encode(), "Straße"),
+], ids=["utf16be", "utf16le", "pdfdoc", "utf16-language-escapes", "utf8-language-escape"])
+def test_text_string_encodings(raw: bytes, text: str) -> None:
+    assert pipeline.extract(pdf(info={"Title": raw})).metadata.title == text
+
+
+def test_utf8_actual_text_replaces_the_glyphs() -> None:
+    """The page text reads marked content's /ActualText (a text string, §14.9.4) by
+    the same rules as the Info dictionary."""
+    w = PdfWriter()
+    content = (b"BT /F1 10 Tf 72 700 Td (ab) Tj /Span <</ActualText (" + BOM8 + "Œuvre".encode()
+               + b")>> BDC (XYZ) Tj EMC ET")
+    w.add_page(content, resources=font_resources(mono_font(w)))
+    assert pipeline.extract(w.to_bytes()).pages[0].text == "abŒuvre"
+
+
+def test_utf8_metadata_is_indexed_and_searchable(tmp_path: Path) -> None:
+    path = tmp_path / "wyatt.pdf"
+    path.write_bytes(pdf(info={"Title": BOM8 + CJK_TITLE.encode(), "Author": BOM8 + b"Peter Wyatt"}))
+    ix = PageIndex(tmp_path / "ix")
+    _ingest(ix, path)
+    (hit,) = ix.search("author:wyatt").hits
+    assert (hit.title, hit.author) == (CJK_TITLE, "Peter Wyatt")
+
+
+def test_realworld_pdf20_utf8_info(realworld: Path) -> None:
+    """pdfcpu's utf8test.pdf (PDF 2.0, written by hand by Peter Wyatt): every Info
+    string is UTF-8 after the BOM."""
+    doc = pipeline.extract(realworld / "pdfcpu__utf8test.pdf")
+    meta = doc.metadata
+    assert (meta.title, meta.author, meta.subject, meta.producer) == (CJK_TITLE, "Peter Wyatt",
+                                                                      "PDF 2.0 UTF-8 test file", "By hand")
+    assert meta.created == utc(2021, 12, 30, 2, 46, 41)
+    assert meta.modified == utc(2021, 12, 30, 2, 48, 24)
+    assert doc.info["Creator"] == "By hand"
+    assert doc.pages[0].problems == []
 
 
 # ---- through the index: fields, filters, orders ----------------------------------------
