@@ -199,7 +199,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         write_json(listing_json(listing, args.pages))
     else:
-        _print_listing(listing, args.pages, problems=args.problem is not None)
+        _print_listing(listing, args.pages, problems=args.problem is not None, path_glob=filters.path_glob)
     return 0
 
 
@@ -208,9 +208,12 @@ def problem_counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{code} {n}" for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def _print_listing(listing: Listing, pages: bool, problems: bool = False) -> None:
+def _print_listing(listing: Listing, pages: bool, problems: bool = False, path_glob: str | None = None) -> None:
     """With ``problems``, each page is followed by its problems (code: message)
-    and each document by its sums."""
+    and each document by its sums. With ``path_glob``, a document is shown under the
+    path that matched it, followed by its other copies that match (``also at``)."""
+    from pdfindex.indexer.listing import glob_selects  # noqa: PLC0415 - the index is loaded by now
+
     out = sys.stdout
     if pages:
         for hit in listing.pages:
@@ -224,7 +227,9 @@ def _print_listing(listing: Listing, pages: bool, problems: bool = False) -> Non
         for doc in listing.documents:
             error = f"  {shown(doc.error)}" if doc.error else ""
             counts = f"  problems: {problem_counts(doc.problems)}" if problems and doc.problems else ""
-            out.write(f"{shown(doc.path)}  {doc.status}  {doc.page_count} pages{error}{counts}\n")
+            copies = [p for p in doc.all_paths[1:] if glob_selects(p, path_glob)] if path_glob else []
+            also = f"  also at {', '.join(map(shown, copies))}" if copies else ""
+            out.write(f"{shown(doc.path)}  {doc.status}  {doc.page_count} pages{error}{counts}{also}\n")
         unit = "documents"
     shown_rows = len(listing.pages if pages else listing.documents)
     more = f" (showing {shown_rows})" if shown_rows != listing.total else ""

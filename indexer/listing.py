@@ -10,6 +10,7 @@ every term of the index before the time limit even started: 5 s on 620 pages.)
 """
 from __future__ import annotations
 
+import fnmatch
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -75,6 +76,37 @@ def _in_dates(stored: dict[str, Any], filters: ListFilters) -> bool:
     if date is None:
         return False
     return (filters.since is None or date >= filters.since) and (filters.until is None or date <= filters.until)
+
+
+def _term_matches(term: str, pattern: str) -> bool:
+    """Whether the indexed path ``term`` is one the ``Wildcard`` of ``_path_query``
+    matches: Whoosh takes a pattern without ``*`` or ``?`` for a plain term, and
+    matches any other as ``fnmatch`` does, case and all."""
+    if "*" not in pattern and "?" not in pattern:
+        return term == pattern
+    return fnmatch.fnmatchcase(term, pattern)
+
+
+def glob_selects(path: str, glob: str) -> bool:
+    """Whether the ``path_glob`` filter of a listing or search selects ``path``."""
+    return _term_matches(path_term(path), path_term(glob))
+
+
+def _focused(stored: dict[str, Any], glob: str | None) -> dict[str, Any]:
+    """The stored fields as ``--path`` shows them: the paths the glob selects first
+    (in path order, the order of the listing), then the others, and ``path`` the first
+    of them. Identical copies are one document with several paths, and its first path
+    may lie outside the folder asked for; a listing of that folder must show the copy
+    inside it. Without a glob (or an index without the ``paths`` list), unchanged."""
+    paths = list(stored.get("paths") or [])
+    if not glob or len(paths) < 2:
+        return stored
+    pattern = path_term(glob)
+    inside = sorted((p for p in paths if _term_matches(path_term(p), pattern)), key=path_term)
+    if not inside:
+        return stored
+    ordered = inside + [p for p in paths if p not in inside]
+    return {**stored, "path": ordered[0], "paths": ordered}
 
 
 def _path_query(searcher: Searcher, glob: str) -> Query:
@@ -153,8 +185,31 @@ def _by_path(searcher: Searcher, docnums: set[int]) -> Iterator[list[int]]:
             yield group
 
 
-def _in_path_order(searcher: Searcher, docnums: set[int]) -> Iterator[int]:
-    for group in _by_path(searcher, docnums):
+def _by_shown_path(searcher: Searcher, docnums: set[int], glob: str | None) -> Iterator[list[int]]:
+    """``_by_path``, or with ``glob`` by the path ``_focused`` shows: each document's
+    pages under the first of its paths the glob selects, read from the sorted
+    ``paths`` lexicon (a path belongs to one document, so its postings are that
+    document's pages)."""
+    if not glob or "paths" not in searcher.schema:
+        yield from _by_path(searcher, docnums)
+        return
+    reader = searcher.reader()
+    pattern = path_term(glob)
+    left = set(docnums)
+    fixed = min((i for i in (pattern.find(c) for c in "*?[") if i >= 0), default=len(pattern))
+    for term in reader.expand_prefix("paths", pattern[:fixed]):  # as Whoosh's Wildcard narrows it
+        if not left:
+            return
+        if _term_matches(term.decode("utf-8"), pattern):
+            group = sorted(d for d in reader.postings("paths", term).all_ids() if d in left)
+            if group:
+                left.difference_update(group)
+                yield group
+    yield from _by_path(searcher, left)  # none, unless a page lost its paths
+
+
+def _in_path_order(searcher: Searcher, docnums: set[int], glob: str | None = None) -> Iterator[int]:
+    for group in _by_shown_path(searcher, docnums, glob):
         yield from group
 
 
@@ -172,10 +227,11 @@ def list_page_groups(searcher: Searcher, filters: ListFilters, limit: int | None
     stop = None if limit is None else offset + limit
     total = 0
     shown: list[list[Hit]] = []
-    for n, group in enumerate(_by_path(searcher, _matched_pages(searcher, filters))):
+    glob = filters.path_glob
+    for n, group in enumerate(_by_shown_path(searcher, _matched_pages(searcher, filters), glob)):
         total += 1
         if n >= offset and (stop is None or n < stop):
-            shown.append([_page_hit(searcher.stored_fields(d)) for d in group])
+            shown.append([_page_hit(searcher.stored_fields(d), glob) for d in group])
     return total, shown
 
 
@@ -189,19 +245,20 @@ def list_pages(searcher: Searcher, filters: ListFilters, limit: int | None, offs
     matched = _matched_pages(searcher, filters)
     shown: list[Hit] = []
     stop = None if limit is None else offset + limit
-    for n, docnum in enumerate(_in_path_order(searcher, matched)):
+    for n, docnum in enumerate(_in_path_order(searcher, matched, filters.path_glob)):
         if stop is not None and n >= stop:
             break
         if n >= offset:
-            shown.append(_page_hit(searcher.stored_fields(docnum)))
+            shown.append(_page_hit(searcher.stored_fields(docnum), filters.path_glob))
     return Listing(total=len(matched), pages=shown, took=time.perf_counter() - started)
 
 
 def list_documents(searcher: Searcher, filters: ListFilters, limit: int | None, offset: int = 0) -> Listing:
     """File records passing ``filters``, by path; with page criteria, only files
-    with at least one such page."""
+    with at least one such page. With a path filter, each under the path it matched
+    (``_focused``)."""
     started = time.perf_counter()
-    records = _records(searcher, filters)
+    records = {h: _focused(r, filters.path_glob) for h, r in _records(searcher, filters).items()}
     if filters.page_criteria:
         keep = _hashes_of(searcher, _docs(searcher, _page_query(searcher, filters)))
         records = {h: r for h, r in records.items() if h in keep}
@@ -211,11 +268,14 @@ def list_documents(searcher: Searcher, filters: ListFilters, limit: int | None, 
                    took=time.perf_counter() - started)
 
 
-def _page_hit(stored: dict[str, Any]) -> Hit:
+def _page_hit(stored: dict[str, Any], glob: str | None = None) -> Hit:
     """A listed page as a hit (score 0: nothing was scored), its snippet the page's
-    first words."""
+    first words; under the path ``glob`` matched (``_focused``), its copies' paths
+    after it."""
+    stored = _focused(stored, glob)
     text = " ".join(stored.get("text", "").split())
     snippet = text[:_SNIPPET_CHARS] + ("…" if len(text) > _SNIPPET_CHARS else "")
     return Hit(doc_hash=stored["doc_hash"], path=stored.get("path", ""), page=stored.get("page", 0), score=0.0,
                coverage=stored.get("coverage"), needs_ocr=bool(stored.get("needs_ocr", False)),
-               title=stored.get("title", ""), snippet=snippet, problems=list(problems_of(stored)))
+               title=stored.get("title", ""), snippet=snippet, paths=list(stored.get("paths") or []),
+               problems=list(problems_of(stored)))

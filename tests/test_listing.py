@@ -195,6 +195,39 @@ def test_since_after_until_and_empty_or_nul_path(corpus: dict[str, object]) -> N
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
 
+def test_path_shows_the_copy_inside_the_folder(tmp_path: Path) -> None:
+    """Issue 20: identical copies are one document with several paths; ``--path``
+    shows (and orders by) the path that lies inside the filter, not the document's
+    first one, in text, in JSON (the matching paths first in ``paths``, every path
+    kept) and for pages."""
+    from tests.ingest_helpers import cli_env, run_cli, text_pdf, write
+
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    original = write(docs / "aa" / "report.pdf", text_pdf("copied", 1))
+    copies = [write(docs / "zz" / name, original.read_bytes()) for name in ("report.pdf", "copy2.pdf")]
+    beside = write(docs / "zz" / "b-other.pdf", text_pdf("beside", 1))
+    r = run_cli("ingest", docs, "-r", "--workers", "1", "--index", index, env=cli_env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    (doc,) = [d for d in PageIndex(index).documents() if len(d.all_paths) == 3]
+    assert doc.path == str(original)  # the first path recorded is outside docs/zz
+
+    out = list_json({"root": index, "base": tmp_path}, "--path", "docs/zz")
+    assert _doc_paths(out) == [str(beside), str(copies[1])]  # by the path shown
+    shown = out["documents"][1]
+    assert shown["paths"] == [str(copies[1]), str(copies[0]), str(original)]  # matching ones first, all kept
+    text = run(tmp_path, "list", "--path", "docs/zz", "--index", index)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines()[:2] == [f"{beside}  indexed  1 pages",
+                                            f"{copies[1]}  indexed  1 pages  also at {copies[0]}"], text.stdout
+
+    pages = list_json({"root": index, "base": tmp_path}, "--pages", "--path", "docs/zz/report.pdf")
+    assert [(h["path"], h["paths"][0]) for h in pages["hits"]] == [(str(copies[0]), str(copies[0]))]
+    assert sorted(pages["hits"][0]["paths"]) == sorted(map(str, [original, *copies]))
+
+    everything = list_json({"root": index, "base": tmp_path})  # no filter: the first path, as before
+    assert str(original) in _doc_paths(everything) and str(copies[0]) not in _doc_paths(everything)
+
+
 # ---- the count cap ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
