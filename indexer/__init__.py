@@ -77,6 +77,7 @@ __all__ = [
     "Status",
     "StorageError",
     "UntrustedIndex",
+    "index_id",
     "reindex",
     "shard_of",
 ]
@@ -106,6 +107,13 @@ class PageIndex:
     def shards(self) -> int:
         """How many shards the index has (1: not sharded)."""
         return len(parts(self._ix))
+
+    def identity(self, *, create: bool = False) -> str | None:
+        """The index's id, the same across generations and machines that share the
+        folder: what tells a distributed set-up's writer and clients that they use one
+        index (paths differ between machines, ids do not). ``create``: a writer gives
+        one to an index made before ids existed; None there otherwise."""
+        return store.index_id(self.root, create=create)
 
     @property
     def _ix(self) -> Index:
@@ -353,6 +361,12 @@ def _shard_problems(pages: dict[str, set[int]], records: dict[str, dict[str, Any
     for record in records.values():
         if record.get("status") == Status.INDEXED and record.get("page_count", 0) and record["doc_hash"] not in pages:
             yield f"{record.get('path')}: indexed but no pages"
+
+
+def index_id(root: Path) -> str | None:
+    """The id of the index at ``root`` without opening it (PageIndex.identity), None
+    where there is no index or one made before ids."""
+    return store.index_id(Path(root))
 
 
 def reindex(root: Path, language: str | None = None, batch_pages: int = 2000, lock_timeout: float = 30.0,

@@ -5,7 +5,8 @@ between generations.
 ``reindex`` writes a new generation beside it and swaps the link with one
 ``os.replace``, so a reader sees either the old index or the new one, never a
 half-built one. Each generation records its schema version and language in
-``pdfindex.json``.
+``pdfindex.json``. ``ROOT/index-id`` names the index itself, across generations:
+distributed mode compares it, never a path, to tell two indexes apart.
 
 An index is code: Whoosh unpickles its table of contents and stored fields, so
 whoever can write those files can run code as the user who opens them. Before
@@ -22,6 +23,7 @@ import os
 import re
 import shutil
 import stat
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -44,6 +46,8 @@ from .schema import SCHEMA_VERSION, build_schema
 from .shards import MAX_SHARDS, SHARD_FORMAT, ShardedIndex
 
 _META = "pdfindex.json"
+_ID = "index-id"
+_ID_FORMAT = re.compile(r"[0-9a-f]{32}\Z")
 INDEX_NAME = "MAIN"
 _GENERATION = re.compile(r"gen-[0-9]{6,}\Z")
 _TOC = re.compile(rf"_{INDEX_NAME}_([0-9]+)\.toc\Z")
@@ -368,6 +372,7 @@ def open_index(root: Path, language: str | None, create: bool = True, new_langua
         path, ix = new_generation(root, language, new_shards)
         switch_to(root, path)
         _tighten(root, path)
+        index_id(root, create=True)
         return path, ix, language
     with storage_faults(root, "opening the index"):
         meta = _read_meta(root, path)
@@ -395,7 +400,8 @@ def _refuse_foreign_folder(root: Path) -> None:
     with storage_faults(root, "creating the index"):
         if not root.is_dir():
             return
-        foreign = [p.name for p in root.iterdir() if not (_GENERATION.match(p.name) or p.name.startswith(".current-"))]
+        foreign = [p.name for p in root.iterdir()
+                   if not (_GENERATION.match(p.name) or p.name.startswith(".current-") or p.name == _ID)]
     if foreign:
         raise StorageError(f"{root}: not an index and not empty (it holds {foreign[0]!a}"
                            f"{f' and {len(foreign) - 1} more' if len(foreign) > 1 else ''}); "
@@ -439,6 +445,34 @@ def _open_whoosh(root: Path, path: Path, folder: Path) -> FileIndex:
                            "restore it from a backup, or delete the index and ingest again") from exc
     finally:
         storage.tracked = None
+
+
+def index_id(root: Path, *, create: bool = False) -> str | None:
+    """The index's identity: a random id written when it was created, kept by
+    ``reindex`` (it lives beside the generations). ``create``: give one to an index
+    made before ids existed (a writer does; readers only read). None without one."""
+    path = root / _ID
+    with storage_faults(root, "reading the index id", written=create):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            if not create:
+                return None
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, _FILE_MODE)
+            except FileExistsError:  # another writer made it meanwhile: theirs stands
+                return index_id(root)
+            with os.fdopen(fd, "w") as out:
+                out.write(uuid.uuid4().hex + "\n")
+            return index_id(root)
+        if not stat.S_ISREG(st.st_mode):
+            raise _refuse(root, _ID, "is not a regular file", f"remove {path} if you did not make it")
+        _check_owner_and_mode(root, path, st, _ID)
+        text = path.read_text(encoding="ascii", errors="replace").strip()
+    if not _ID_FORMAT.match(text):
+        raise StorageError(f"{root}: {_ID} is damaged (not 32 hex digits); remove it and let the writer make a new "
+                           "one (clients of a distributed set-up then need the writer to start again)")
+    return text
 
 
 def stored_language(root: Path) -> str | None:

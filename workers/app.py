@@ -36,11 +36,12 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import celery
-from celery import Celery
+import redis
+from celery import Celery, bootsteps
 from celery.signals import after_setup_logger, after_setup_task_logger, celeryd_init, worker_process_init
 
 from pdfindex import config
-from . import queue
+from . import identity, queue
 from .errors import BrokerError
 from .limits import settle_process
 
@@ -206,6 +207,7 @@ def _filter_pdfminer(logger: logging.Logger | None = None, **_: Any) -> None:
 
 _dedicated_writer = False
 _writer_shards: frozenset[int] | None = None
+_announcement: identity.Announcement | None = None
 
 
 def is_dedicated_writer() -> bool:
@@ -219,6 +221,71 @@ def writer_shards() -> frozenset[int] | None:
     """The shards this worker writes alone (its ``index.K`` queues), or None: it
     writes every shard, from the common lane."""
     return _writer_shards
+
+
+def announcement() -> identity.Announcement | None:
+    """The index this writer announced on the broker (None in a worker that only
+    extracts, or when the index could not be read at start: a write kick finds out)."""
+    return _announcement
+
+
+def _claim_index() -> identity.Announcement | None:
+    """A writer's start: its index's id, announced on the broker, unless a running
+    writer of another index holds it (the worker refuses to start, naming both)."""
+    from pdfindex.indexer import PageIndex, StorageError  # noqa: PLC0415 - the index only in writers
+
+    try:
+        index = PageIndex(settings.index_dir, new_language=settings.language, new_shards=settings.shards)
+        mine = identity.this(str(index.identity(create=True)), settings.index_dir)
+        index.close()
+    except StorageError as exc:  # a full or read-only disk: each write kick says so, and retries
+        logging.getLogger("pdfindex").error("pdfindex: the index writer cannot open its index: %s", exc)
+        return None
+    r = queue.client(settings)
+    try:
+        previous = identity.claim(r, mine)
+    except identity.NotTheWritersIndex as exc:
+        _fail(str(exc))
+    except redis.RedisError as exc:
+        _fail(queue.broker_error(settings, exc).args[0])
+    finally:
+        r.close()
+    if previous is not None:
+        logging.getLogger("pdfindex").warning(
+            "pdfindex: this writer's index %s takes over the broker from %s, whose writer is no longer running; "
+            "clients that still use that index are refused", mine.describe(), previous.describe())
+    return mine
+
+
+class _KeepAnnouncing(bootsteps.StartStopStep):
+    """In a writer worker's main process: the announcement's heartbeat (identity.ALIVE),
+    on the worker's own timer (its event loop: no thread beside the forking pool)."""
+
+    requires = ("celery.worker.components:Timer",)
+
+    def __init__(self, parent: Any, **kwargs: Any) -> None:
+        super().__init__(parent, **kwargs)
+        self.tref: Any = None
+
+    def start(self, parent: Any) -> None:
+        if _announcement is not None:
+            self.tref = parent.timer.call_repeatedly(identity.REFRESH_SECONDS, _refresh, (_announcement,))
+
+    def stop(self, parent: Any) -> None:
+        if self.tref is not None:
+            self.tref.cancel()
+
+
+def _refresh(mine: identity.Announcement) -> None:
+    try:
+        r = queue.client(settings, timeout=2)
+        identity.refresh(r, mine)
+        r.close()
+    except (redis.RedisError, BrokerError):
+        pass  # Redis away: the next beat tries again, and a write kick checks too
+
+
+app.steps["worker"].add(_KeepAnnouncing)
 
 
 def shard_queues(queues: set[str]) -> frozenset[int] | None:
@@ -237,7 +304,7 @@ def shard_queues(queues: set[str]) -> frozenset[int] | None:
 
 @celeryd_init.connect
 def _check_worker(sender: Any = None, conf: Any = None, options: dict[str, Any] | None = None, **_: Any) -> None:
-    global _dedicated_writer, _writer_shards  # noqa: PLW0603 - set once in the main process, before its pool forks
+    global _dedicated_writer, _writer_shards, _announcement  # noqa: PLW0603 - set once in the main process, before its pool forks
     problem = startup_problem(settings)
     if problem is not None:
         _fail(problem)
@@ -246,7 +313,12 @@ def _check_worker(sender: Any = None, conf: Any = None, options: dict[str, Any] 
         _writer_shards = shard_queues(queues)
     except ValueError as exc:
         _fail(str(exc))
+    unknown = sorted(q for q in queues if q not in queue.QUEUES and not q.startswith(queue.SHARD_QUEUE))
+    if unknown:
+        _fail(f"unknown queue {unknown[0]!r}: pdfindex's queues are extract, index and index.K (a shard's writer)")
     writes = set(filter(queue.is_writer_queue, queues))
+    if writes:
+        _announcement = _claim_index()
     _dedicated_writer = bool(writes) and writes == queues and str((options or {}).get("concurrency")) == "1"
     if conf is not None and not writes and settings.max_memory_mb:
         # Only extraction lives here: replace a pool process whose memory grew large.

@@ -78,9 +78,6 @@ def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | Non
     check_roots((job.path for job in jobs), settings)
     if password_file is not None:
         log.warning(PASSWORD_FILE_NOTE)
-    if os.path.realpath(index.root) != os.path.realpath(settings.index_dir):
-        log.warning("note: the index writer writes its own PDFINDEX_INDEX_DIR; this run follows the index "
-                    "given with --index, which is not this machine's PDFINDEX_INDEX_DIR")
     with queue.broker_errors(settings):
         _run(index, jobs, settings, summary, progress)
 

@@ -187,14 +187,15 @@ def _redis_url(url: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def client(settings: Settings) -> redis.Redis:
+def client(settings: Settings, timeout: float = 30) -> redis.Redis:
     """A Redis client for the hand-off lists, from the same URL as the broker
-    (passwords, ACL users, rediss:// with its TLS options, unix://)."""
+    (passwords, ACL users, rediss:// with its TLS options, unix://); ``timeout``
+    per command (short where a caller must not stall, as a worker's event loop)."""
     url = settings.broker_url
     if not url.startswith(("redis://", "rediss://", "unix://")):
         raise BrokerError(f"PDFINDEX_BROKER_URL={redact_url(url)!r}: the ingest hand-off needs a Redis broker")
     try:
-        return redis.Redis.from_url(_redis_url(url), socket_timeout=30, socket_connect_timeout=10,
+        return redis.Redis.from_url(_redis_url(url), socket_timeout=timeout, socket_connect_timeout=min(timeout, 10),
                                     health_check_interval=30)
     except (ValueError, redis.RedisError) as exc:
         raise BrokerError(f"PDFINDEX_BROKER_URL={redact_url(url)!r}: {exc}") from None

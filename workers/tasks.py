@@ -28,7 +28,7 @@ from celery.utils.log import get_task_logger
 from pdfindex import config
 from pdfindex.indexer import IndexBusy, PageIndex, Status, StorageError, shard_of
 
-from . import queue
+from . import identity, queue
 from .app import app, is_dedicated_writer, settings, signer, writer_shards
 from .errors import OutsideRoots
 from .files import check_under_roots, read_passwords
@@ -281,6 +281,7 @@ def _write_lane(r: redis.Redis, lane: queue.Lane) -> None:
     index having one shard, drains it too). A shard's lane: its writer drains it
     into that shard alone; another worker refuses the kick."""
     index = PageIndex(settings.index_dir, new_language=settings.language, new_shards=settings.shards)
+    identity.check_writer(r, identity.this(str(index.identity(create=True)), settings.index_dir))
     shards = index.shards  # for this kick: a reindex to another count is seen by the next
     owned = writer_shards()
     send_kick = partial(kick, r)
@@ -332,5 +333,12 @@ def write(self: Task, *args: Any, **kwargs: Any) -> None:
         log.error("pdfindex: the index writer cannot write: %s", exc)
         with suppress(redis.RedisError):
             r.set(queue.WRITER_ERROR, str(exc)[:300], ex=3600)
+    except identity.NotTheWritersIndex as exc:
+        # Another index took the broker over (identity.py): writing here would split
+        # the index. The items stay for its writer, and later hand-offs kick again.
+        log.error("pdfindex: %s", exc)
+        with suppress(redis.RedisError):
+            r.set(queue.WRITER_ERROR, str(exc)[:300], ex=3600)
+            r.delete(lane.kick)
     except queue.LockLost as exc:
         log.error("pdfindex: the index writer stopped: %s", exc)
