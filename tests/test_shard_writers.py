@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -217,6 +218,17 @@ def test_a_malformed_shard_queue_is_refused(name: str) -> None:
     with pytest.raises(ValueError, match=r"index\.K"):
         shard_queues({"extract", name})
     assert shard_queues({"index", "index.0", "index.12"}) == {0, 12} and shard_queues({"index"}) is None
+
+
+@pytest.mark.parametrize("argv", [["pdfindex.cli.main", "worker", "--queues", "extrakt"],
+                                  ["celery", "-A", "pdfindex.workers.app", "worker", "-Q", "index,extrakt"]])
+def test_a_worker_refuses_an_unknown_queue(tmp_path: Path, argv: list[str]) -> None:
+    """A misspelt queue used to start a worker that said "ready" and waited for ever."""
+    result = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                            env=cli_env(PDFINDEX_BROKER_URL=REDIS_URL, PDFINDEX_ROOTS=str(tmp_path)))
+    assert result.returncode in (1, 2), result.stdout + result.stderr
+    assert "unknown queue 'extrakt': pdfindex's queues are extract, index and index.K" in result.stderr
+    assert "ready" not in result.stdout + result.stderr and "Traceback" not in result.stderr
 
 
 def test_pdfindex_worker_refuses_a_malformed_shard_queue(tmp_path: Path) -> None:

@@ -290,9 +290,13 @@ app.steps["worker"].add(_KeepAnnouncing)
 
 def shard_queues(queues: set[str]) -> frozenset[int] | None:
     """The shard numbers of a worker's ``index.K`` queues (None without any);
-    raises ValueError for a malformed one."""
+    raises ValueError for a malformed one, or a queue pdfindex does not have (a
+    worker on a misspelt queue would wait for ever, ready, on a queue nobody sends to)."""
     shards = set()
-    for name in queues:
+    for name in sorted(queues):
+        if name not in queue.QUEUES and not name.startswith(queue.SHARD_QUEUE):
+            raise ValueError(f"unknown queue {name!r}: pdfindex's queues are extract, index and index.K "
+                             "(the writer of shard K)")
         if name.startswith(queue.SHARD_QUEUE):
             number = name[len(queue.SHARD_QUEUE):]
             if not number.isascii() or not number.isdigit() or not 0 <= int(number) < config.MAX_SHARDS:
@@ -313,9 +317,6 @@ def _check_worker(sender: Any = None, conf: Any = None, options: dict[str, Any] 
         _writer_shards = shard_queues(queues)
     except ValueError as exc:
         _fail(str(exc))
-    unknown = sorted(q for q in queues if q not in queue.QUEUES and not q.startswith(queue.SHARD_QUEUE))
-    if unknown:
-        _fail(f"unknown queue {unknown[0]!r}: pdfindex's queues are extract, index and index.K (a shard's writer)")
     writes = set(filter(queue.is_writer_queue, queues))
     if writes:
         _announcement = _claim_index()
