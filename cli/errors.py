@@ -5,6 +5,9 @@ index pulls in Whoosh, which ``pdfindex extract`` should not pay for)."""
 from __future__ import annotations
 
 #: Exit statuses (README "Commands").
+#: An error, nothing done: no such file, not a PDF, no index, a bad setting, the
+#: broker unreachable (``ingest``, ``status`` and ``pdfindex worker`` alike: a worker
+#: that cannot start is not a bad command line).
 EXIT_ERROR = 1
 #: argparse's status for a bad command line; a query or option value that cannot be
 #: read is one too.
@@ -14,10 +17,13 @@ EXIT_PASSWORD = 3
 #: refused as untrusted (owned or writable by another user).
 EXIT_STORAGE = 4
 #: An ingest (or remove) ran to its end, but not everything asked for was done: files
-#: failed or stayed encrypted, paths given were not found, or a folder was not pruned
-#: (missing or unmounted). 0 means every file is indexed or unchanged. Scripts and
-#: cron jobs can tell "nothing to worry about" from "look at the summary".
+#: failed or stayed encrypted (in this run, or in an earlier one and unchanged since: a
+#: re-run must not look clean), files named were not PDFs, paths given were not found,
+#: or a folder was not pruned (missing or unmounted). 0 means every file is indexed or
+#: unchanged. Scripts and cron jobs can tell "nothing to worry about" from "look at the
+#: summary".
 EXIT_INCOMPLETE = 5
+#: Stopped before the end by Ctrl-C, or (``ingest``) SIGTERM, what arrived committed.
 EXIT_INTERRUPTED = 130
 
 

@@ -8,8 +8,13 @@ lines and an exit status.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from pdfindex import config
@@ -22,8 +27,13 @@ if TYPE_CHECKING:
 
 
 def add_commands(sub: Any) -> None:
-    p = sub.add_parser("ingest", help="extract PDFs and add their pages to the index")
-    p.add_argument("paths", nargs="+", type=path_arg)
+    p = sub.add_parser("ingest", help="extract PDFs and add their pages to the index",
+                       description="Find the PDFs among PATHs (by content, and any *.pdf), skip those unchanged "
+                                   "since they were indexed, extract and index the rest, and end with a summary; "
+                                   "exit 5 when a file asked for is not indexed (failed, encrypted, not a PDF, "
+                                   "not found). Ctrl-C or SIGTERM stops it cleanly; a re-run resumes.")
+    p.add_argument("paths", nargs="+", type=path_arg, metavar="PATH",
+                   help="a PDF, or a folder of them (its sub-folders too with --recursive)")
     p.add_argument("--recursive", "-r", action="store_true", help="descend into folders")
     p.add_argument("--password-file", type=path_arg, help="passwords to try on encrypted files, one a line")
     p.add_argument("--workers", type=int, help="extraction processes (default: CPU cores; embedded mode)")
@@ -37,17 +47,25 @@ def add_commands(sub: Any) -> None:
                    help="list what would be indexed and pruned; change nothing")
     p.add_argument("--watch", action="store_true",
                    help="catch up (pruning among the paths), then keep the index current as files are added, "
-                        "changed, moved or deleted, until Ctrl-C")
+                        "changed, moved or deleted, until Ctrl-C or SIGTERM")
     _index_arg(p)
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("remove", help="take files, or every file under a folder, off the index")
-    p.add_argument("paths", nargs="+", type=path_arg)
+    p = sub.add_parser("remove", help="take files, or every file under a folder, off the index",
+                       description="Take files, or every indexed file below a folder, off the index, whether or "
+                                   "not they still exist on disk; a document with an identical copy elsewhere "
+                                   "loses only that path.")
+    p.add_argument("paths", nargs="+", type=path_arg, metavar="PATH",
+                   help="an indexed file, or a folder: every indexed file below it")
     p.add_argument("--dry-run", action="store_true", help="list what would be removed; change nothing")
     _index_arg(p)
     p.set_defaults(func=cmd_remove)
 
-    p = sub.add_parser("worker", help="run a Celery worker (needs PDFINDEX_BROKER_URL)")
+    p = sub.add_parser("worker", help="run a Celery worker (needs PDFINDEX_BROKER_URL)",
+                       description="Run a Celery worker of the distributed mode (a thin wrapper over `celery -A "
+                                   "pdfindex.workers.app worker`): extraction, the index writer, or both. It "
+                                   "needs PDFINDEX_BROKER_URL and PDFINDEX_ROOTS, and stops at once (exit 1) "
+                                   "when the broker cannot be reached.")
     p.add_argument("--queues", default="extract,index",
                    help="queues to consume: extract (extraction) and/or index (the index writer of every shard), "
                         "or index.K (the writer of shard K alone; several may share a worker)")
@@ -55,17 +73,22 @@ def add_commands(sub: Any) -> None:
     p.add_argument("celery_args", nargs=argparse.REMAINDER, help="more arguments for `celery worker`")
     p.set_defaults(func=cmd_worker)
 
-    p = sub.add_parser("status", help="documents by status, failures with reasons, queue depth")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("status", help="documents by status, failures with reasons, queue depth",
+                       description="Documents by status, pages (per shard when sharded), failures with their "
+                                   "reasons and attempts, the index's size, and the queues' depths when a "
+                                   "broker is configured.")
+    p.add_argument("--json", action="store_true", help="the same as JSON (docs/json.md)")
     _index_arg(p)
     p.set_defaults(func=cmd_status)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    """Arguments to ``workers.api.ingest`` and its summary to stdout."""
+    """Arguments to ``workers.api.ingest`` and its summary to stdout; with -q, only
+    what is wrong (the files not indexed, the paths not found), on stderr."""
     from pdfindex.workers.api import IngestOptions, ingest  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
     from pdfindex.workers.progress import NoProgress, Progress  # noqa: PLC0415
 
+    quiet = bool(getattr(args, "quiet", False))
     with _user_errors():
         options = IngestOptions(index_dir=args.index, recursive=args.recursive, password_file=args.password_file,
                                 workers=args.workers, prune=args.prune, retry_failed=args.retry_failed,
@@ -73,21 +96,84 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if args.watch:
             if args.dry_run:
                 raise CliError("--watch and --dry-run cannot be used together")
-            return _watch(args, options)
-        summary = ingest(args.paths, options, progress=NoProgress if getattr(args, "quiet", False) else Progress)
-    print(render_dry_run(summary) if summary.dry_run else render_summary(summary))
+            with _sigterm_as_ctrl_c() as stopped_by:
+                return _watch(args, options, stopped_by, quiet)
+        with _sigterm_as_ctrl_c() as stopped_by:
+            summary = ingest(args.paths, options, progress=NoProgress if quiet else Progress)
+    signal_name = stopped_by[0] if stopped_by else None
+    if summary.dry_run:
+        print(render_dry_run(summary))
+    elif quiet:
+        for line in ([_interrupted(signal_name)] if summary.interrupted else []) + problems(summary):
+            print(f"pdfindex: {line}", file=sys.stderr)
+    else:
+        print(render_summary(summary, signal_name))
     if summary.interrupted:
         return EXIT_INTERRUPTED
     return 0 if summary.complete else EXIT_INCOMPLETE
 
 
-def _watch(args: argparse.Namespace, options: Any) -> int:
-    """``ingest --watch``: a line for each round of changes; Ctrl-C ends it (exit 0
-    while waiting: nothing is lost, the index holds every round; 130 when it cut a
-    round short, which the next run catches up with)."""
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[list[str]]:
+    """SIGTERM (``kill``, a service manager, a container stop) stops the run as
+    Ctrl-C does: KeyboardInterrupt, which the ingest answers by committing what
+    arrived. Python's default leaves SIGTERM deadly: the run ended without a word,
+    and its pool processes wrote tracebacks into closed pipes. The list yielded gets
+    the signal's name once it came. Only the first SIGTERM interrupts (a second must
+    not cut the commit short); a process forked meanwhile dies of it as by default."""
+    received: list[str] = []
+    owner = os.getpid()
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        if os.getpid() != owner:  # a forked child that kept the handler: the default action
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        if received:
+            return
+        received.append(signal.Signals(signum).name)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (a Python caller's thread): leave signals alone
+        yield received
+        return
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupted(signal_name: str | None) -> str:
+    by = f" ({signal_name})" if signal_name else ""
+    return f"interrupted{by}: the index holds everything committed so far; run the same command again to resume"
+
+
+def _failed_count(summary: Summary) -> str:
+    """``3`` or ``3 (2 unchanged since they failed; --retry-failed to try again)``:
+    a re-run must not look clean while files asked for are still not indexed."""
+    total, still = len(summary.failures), len(summary.still_failed)
+    if not still:
+        return str(total)
+    how_many = "" if still == total else f"{still} "
+    return f"{total} ({how_many}unchanged since they failed; --retry-failed to try again)"
+
+
+def _watch(args: argparse.Namespace, options: Any, stopped_by: list[str], quiet: bool) -> int:
+    """``ingest --watch``: a line for each round of changes (with -q only the files
+    that failed and the rounds that could not run, on stderr); Ctrl-C or SIGTERM ends
+    it (exit 0 while waiting: nothing is lost, the index holds every round; 130 when
+    it cut a round short, which the next run catches up with). The catch-up, the
+    first round, names the files still failed from earlier runs, as a re-run of
+    ``ingest`` does; later rounds name the files they take."""
     from pdfindex.workers.watch import Round, watch  # noqa: PLC0415
 
     cut_short = False
+
+    def say(line: str) -> None:
+        if not quiet:
+            print(line, flush=True)
 
     def report(done: Round) -> None:
         nonlocal cut_short
@@ -98,25 +184,27 @@ def _watch(args: argparse.Namespace, options: Any) -> int:
             if s.interrupted:
                 cut_short = True
                 raise KeyboardInterrupt
-            print(f"{time.strftime('%H:%M:%S')} indexed {s.indexed + s.empty}, unchanged {s.unchanged}, "
-                  f"failed {len(s.failed) + len(s.encrypted)}"
-                  + (f", pruned {s.pruned}" if s.pruned else ""), flush=True)
-            for path, reason in s.encrypted + s.failed:
-                print(f"  FAILED {shown(path)}: {shown(reason)}", flush=True)
-            for line in _notes(s):
-                print(line, flush=True)
+            say(f"{time.strftime('%H:%M:%S')} indexed {s.indexed + s.empty}, unchanged {s.unchanged}, "
+                f"failed {_failed_count(s)}" + (f", pruned {s.pruned}" if s.pruned else ""))
+            for line in problems(s):
+                if quiet:
+                    print(f"pdfindex: {line}", file=sys.stderr, flush=True)
+                else:
+                    print(f"  {line}", flush=True)
         if done.removed is not None:
             for path in done.removed.paths:
-                print(f"{time.strftime('%H:%M:%S')} removed {shown(path)}", flush=True)
+                say(f"{time.strftime('%H:%M:%S')} removed {shown(path)}")
 
-    print(f"watching {len(args.paths)} path{'s' if len(args.paths) != 1 else ''}; Ctrl-C stops", flush=True)
+    say(f"watching {len(args.paths)} path{'s' if len(args.paths) != 1 else ''}; Ctrl-C stops")
     try:
         watch(args.paths, options, report=report)
     except KeyboardInterrupt:
+        by = f" ({stopped_by[0]})" if stopped_by else ""
         if cut_short:
-            print("interrupted: the index holds everything committed so far; the next run catches up", flush=True)
+            print(f"interrupted{by}: the index holds everything committed so far; the next run catches up",
+                  file=sys.stderr if quiet else sys.stdout, flush=True)
             return EXIT_INTERRUPTED
-        print("stopped watching; the index holds every change seen", flush=True)
+        say(f"stopped watching{by}; the index holds every change seen")
     return 0
 
 
@@ -131,22 +219,33 @@ def _skipped(summary: Summary) -> str | None:
 
 
 def _notes(summary: Summary) -> list[str]:
-    return ([f"  NOT FOUND {shown(path)}: no such file or folder" for path in summary.not_found]
-            + [f"  NOT PRUNED {shown(path)}: {shown(reason)}" for path, reason in summary.not_pruned])
+    """The arguments that gave nothing to do, each with why."""
+    return ([f"NOT FOUND {shown(path)}: no such file or folder" for path in summary.not_found]
+            + [f"NOT A PDF {shown(path)}: no %PDF- header and not named *.pdf; not ingested"
+               for path in summary.not_pdf]
+            + [f"NOT PRUNED {shown(path)}: {shown(reason)}" for path, reason in summary.not_pruned])
 
 
-def render_summary(summary: Summary) -> str:
-    """The end-of-run report; file names and reasons escaped for the terminal."""
+def problems(summary: Summary) -> list[str]:
+    """What makes a run incomplete (exit 5), one line each: the files asked for that
+    are not indexed (this run's failures, then those unchanged since they failed),
+    then the arguments that gave nothing to do. The summary's lines, and all -q
+    prints."""
+    return [f"FAILED {shown(path)}: {shown(reason)}" for path, reason in summary.failures] + _notes(summary)
+
+
+def render_summary(summary: Summary, signal_name: str | None = None) -> str:
+    """The end-of-run report; file names and reasons escaped for the terminal.
+    ``signal_name``: what interrupted the run, when not Ctrl-C."""
     elapsed = time.monotonic() - summary.started
     rate = summary.pages / elapsed if elapsed > 0 else 0.0
     coverage = f"{sum(summary.coverages) / len(summary.coverages):.3f}" if summary.coverages else "n/a"
     lines = [
-        "interrupted: the index holds everything committed so far; run the same command again to resume"
-        if summary.interrupted else "done",
+        _interrupted(signal_name) if summary.interrupted else "done",
         f"  files indexed:        {summary.indexed}" + (f" (+{summary.empty} without text)" if summary.empty else ""),
         f"  skipped as unchanged: {summary.unchanged}"
         + (f" ({summary.duplicates} of them copies of other indexed files)" if summary.duplicates else ""),
-        f"  failed:               {len(summary.failed) + len(summary.encrypted)}",
+        f"  failed:               {_failed_count(summary)}",
         f"  pages:                {summary.pages} ({rate:.1f} pages/s over {elapsed:.1f} s)",
         f"  mean coverage:        {coverage}",
         f"  pages needing OCR:    {summary.needs_ocr}",
@@ -158,23 +257,25 @@ def render_summary(summary: Summary) -> str:
         lines.append(f"  pruned (files gone):  {summary.pruned}"
                      + (f" (+{summary.pruned_paths} paths of copies kept under another path)"
                         if summary.pruned_paths else ""))
-    lines += [f"  FAILED {shown(path)}: {shown(reason)}" for path, reason in summary.encrypted + summary.failed]
-    lines += _notes(summary)
+    lines += [f"  {line}" for line in problems(summary)]
     return "\n".join(lines)
 
 
 def render_dry_run(summary: Summary) -> str:
-    """What an ingest would do; one line a path, so it can be read or grepped."""
+    """What an ingest would do; one line a path, so it can be read or grepped. The
+    files unchanged since they failed are named as the real run would name them."""
     lines = ["dry run: nothing was changed",
              f"  would index:          {len(summary.would_index)}",
              f"  skipped as unchanged: {summary.unchanged}",
              f"  would prune:          {len(summary.would_prune)}"]
+    if summary.still_failed:
+        lines.append(f"  failed:               {_failed_count(summary)}")
     skipped = _skipped(summary)
     if skipped:
         lines.append(skipped)
     lines += [f"  INDEX {shown(path)}" for path in summary.would_index]
     lines += [f"  PRUNE {shown(path)}" for path in summary.would_prune]
-    lines += _notes(summary)
+    lines += [f"  {line}" for line in problems(summary)]
     return "\n".join(lines)
 
 
@@ -207,8 +308,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
     """A thin wrapper over `celery -A pdfindex.workers.app worker`. A worker of writer
     queues only gets one process (a shard is written by one writer at a time), and
     one of shard queues (`index.K`) also takes `index`, to route what extraction
-    hands off to the shards' lanes."""
-    from pdfindex.workers.app import app, shard_queues  # noqa: PLC0415
+    hands off to the shards' lanes.
+
+    The worker's start-up checks (broker reachable, roots, password file) run here
+    first, so that a worker that cannot start ends as every command's error does:
+    one line, exit 1 (the Celery app's own check, run again when Celery starts,
+    exits 2, a bad command line to a script)."""
+    from pdfindex.workers.app import app, shard_queues, startup_problem  # noqa: PLC0415
     from pdfindex.workers.queue import is_writer_queue  # noqa: PLC0415
 
     from . import logs  # noqa: PLC0415 - `search` and `list` start without importing logging
@@ -216,6 +322,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
     settings = config.load()
     if not settings.broker_url:
         raise CliError("PDFINDEX_BROKER_URL is not set; the embedded mode needs no worker")
+    problem = startup_problem(settings)
+    if problem is not None:
+        raise CliError(problem)
     queues = [q.strip() for q in args.queues.split(",") if q.strip()]
     try:
         shards = shard_queues(set(queues))

@@ -175,7 +175,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--pages", action="store_true", help="list pages rather than documents")
     p.add_argument("--limit", type=limit_arg, help="at most this many rows (default: all)")
     p.add_argument("--offset", type=offset_arg, default=0, help="skip this many rows first")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="the rows as JSON (docs/json.md)")
     _index_arg(p)
     p.set_defaults(func=cmd_list)
 

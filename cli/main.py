@@ -63,12 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pdfindex", description="Index PDFs for full-text search.")
     parser.add_argument("--version", action=_Version)
     _verbosity(parser, None)
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="one of these; `pdfindex COMMAND --help` tells more")
 
     p = sub.add_parser("extract", help="print a PDF's text, pages separated by form feeds")
-    p.add_argument("file")
+    p.add_argument("file", help="the PDF")
     p.add_argument("--pages", help="page ranges, e.g. 1-3,7 (empty: all)")
-    p.add_argument("--password")
+    p.add_argument("--password", help="the PDF's user or owner password")
     p.add_argument("--json", action="store_true", help="per-page text and quality as JSON")
     p.add_argument("-o", "--output", metavar="OUT", help="write the text to OUT (replaced whole once written)")
     p.add_argument("--separator", help=r"between pages (default a form feed; \n, \t, \f, \r, \\ understood)")
@@ -79,25 +80,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explain", help="why a page's text came out as it did: each glyph's gap, threshold "
                                        "and decision, with the SPEC rule behind it")
-    p.add_argument("file")
-    p.add_argument("--page", type=int, required=True)
+    p.add_argument("file", help="the PDF")
+    p.add_argument("--page", type=int, required=True, help="the page to explain, from 1")
     p.add_argument("--near", metavar="TEXT", help="only the lines holding TEXT")
-    p.add_argument("--password")
+    p.add_argument("--password", help="the PDF's user or owner password")
     p.add_argument("--json", action="store_true", help="every decision as JSON")
     p.set_defaults(func=_lazy("pdfindex.cli.explain_cmd", "cmd_explain"))
 
     p = sub.add_parser("glyphs", help="print one page's glyph records, one JSON object a line")
-    p.add_argument("file")
-    p.add_argument("--page", type=int, required=True)
-    p.add_argument("--password")
+    p.add_argument("file", help="the PDF")
+    p.add_argument("--page", type=int, required=True, help="the page, from 1")
+    p.add_argument("--password", help="the PDF's user or owner password")
     p.set_defaults(func=_lazy("pdfindex.cli.extract_cmd", "cmd_glyphs"))
 
     ingest_cmd.add_commands(sub)
     search_cmd.add_commands(sub)
     list_cmd.add_commands(sub)
     serve_cmd.add_commands(sub)
+    helps = {choice.dest: choice.help for choice in sub._choices_actions}
     for command in {id(p): p for p in sub.choices.values()}.values():
         _verbosity(command, argparse.SUPPRESS)  # also after the command: `pdfindex ingest -v docs/`
+    for name, command in sub.choices.items():
+        text = helps.get(name)
+        if not command.description and text:  # `pdfindex CMD --help` says what CMD does
+            command.description = f"{text[0].upper()}{text[1:]}."
     return parser
 
 

@@ -98,16 +98,21 @@ def add_commands(sub: Any) -> None:
                    help="order of hits: score (default), date (newest first) or path")
     p.add_argument("--exact-count", action="store_true",
                    help=f"count every match (by default counting stops at {COUNT_CAP:,}, shown as {COUNT_CAP:,}+)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="the hits as JSON (docs/json.md), highlights as offsets")
     _index_arg(p)
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("stats", help="documents, pages, failures and size of the index")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("stats", help="documents, pages, failures and size of the index",
+                       description="The short form of `pdfindex status`: documents by status, pages, failures "
+                                   "and the index's size.")
+    p.add_argument("--json", action="store_true", help="the same keys as status --json (docs/json.md)")
     _index_arg(p)
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("reindex", help="rebuild the index after a schema or analyzer change, without re-extracting")
+    p = sub.add_parser("reindex", help="rebuild the index after a schema or analyzer change, without re-extracting",
+                       description="Rebuild the index from its stored page text (no PDF is extracted again) and "
+                                   "swap it in atomically: after a schema or analyzer change, or to change its "
+                                   "language or shard count.")
     p.add_argument("--language", type=language_arg,
                    help="stemming language for the rebuilt index (e.g. en, fr, de, none; default: keep the index's)")
     p.add_argument("--shards", type=_shard_count,

@@ -265,8 +265,12 @@ def _sendable(exc: BaseException | None) -> BaseException | None:
 
 
 def main(argv: list[str]) -> None:
-    """The child's entry: ``ROOT SHARD BATCH_PAGES LOCK_TIMEOUT FD``."""
+    """The child's entry: ``ROOT SHARD BATCH_PAGES LOCK_TIMEOUT FD``. Ctrl-C and
+    SIGTERM sent to the whole process group (a terminal, a service manager) are the
+    parent's to answer: it commits what arrived and then closes the socket, which
+    ends this process (or kills it, should it not answer)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     root, shard, batch_pages, lock_timeout, fd = argv
     _serve(Connection(int(fd)), root, int(shard), int(batch_pages), float(lock_timeout))
 

@@ -4,6 +4,7 @@ NO_COLOR on a real terminal (a pty); start-up importing only what a command uses
 the index's language stored, used and kept, and unknown languages refused."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import pty
@@ -243,3 +244,53 @@ def test_the_index_imports_whoosh_without_urllib_or_asyncio_and_leaves_them_real
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+# ---- help and exit statuses (issue 20) -------------------------------------------------------------
+
+def _commands() -> dict[str, argparse.ArgumentParser]:
+    from pdfindex.cli.main import build_parser
+
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+def test_every_command_and_option_has_a_help_line() -> None:
+    """Walks the real parsers: a command without a description or an argument without
+    help shows nothing but its name in ``--help``."""
+    from pdfindex.cli.main import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    listed = {choice.dest: choice.help for choice in sub._choices_actions}
+    missing = [f"pdfindex {a.option_strings or a.dest}" for a in parser._actions if not a.help]
+    for name, command in sub.choices.items():
+        if not listed.get(name):
+            missing.append(f"pdfindex --help: {name}")
+        if not command.description:
+            missing.append(f"pdfindex {name}: description")
+        missing += [f"pdfindex {name} {'/'.join(a.option_strings) or a.dest}" for a in command._actions if not a.help]
+        assert all("\n" not in (a.help or "") for a in command._actions), name  # one line each
+    assert missing == [], missing
+
+
+def test_pdfindex_help_lists_each_command_with_a_line(home: Path) -> None:
+    proc = run(home, "--help")
+    assert proc.returncode == 0, proc.stderr
+    for name in _commands():
+        assert re.search(rf"^    {re.escape(name)}\s+\S", proc.stdout, re.M), (name, proc.stdout)
+
+
+def test_an_unreachable_broker_is_one_status_for_ingest_and_worker(home: Path, tmp_path: Path) -> None:
+    """Both stop before doing anything, with one line naming the broker: exit 1 (an
+    error, README's table), not 2 (a bad command line) for one and 1 for the other."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.pdf").write_bytes(b"%PDF-1.4\n")
+    env = {"PDFINDEX_BROKER_URL": "redis://127.0.0.1:1/0", "PDFINDEX_ROOTS": str(tmp_path),
+           "PDFINDEX_INDEX_DIR": str(tmp_path / "index")}
+    expected = "pdfindex: cannot reach the broker at redis://127.0.0.1:1/0: connection refused"
+    for args in (("ingest", docs), ("worker", "--queues", "extract"), ("worker", "--queues", "index")):
+        proc = run(home, *args, **env)
+        assert (proc.returncode, proc.stderr.strip().splitlines()[-1:]) == (1, [expected]), (args, proc.stderr)
+        assert "Traceback" not in proc.stderr

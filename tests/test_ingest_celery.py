@@ -316,10 +316,14 @@ def test_status_json_shows_empty_queues_after_the_run(distributed: DistributedRu
 
 
 def test_reingest_is_a_no_op(distributed: DistributedRun) -> None:
+    """Nothing extracted or written; the files that failed are unchanged, skipped and
+    named again with their reasons (issue 20: they are still not indexed, exit 5)."""
     summary = parse_summary(distributed.second.stdout)
-    assert summary.done
-    assert summary.unchanged == len(distributed.expected) + 1
-    assert (summary.indexed, summary.failed, summary.pages) == (0, 0, 0)
+    assert summary.done and distributed.second.returncode == 5
+    failed = len(_failed(distributed))
+    assert summary.unchanged == len(distributed.expected) + 1 - failed
+    assert (summary.indexed, summary.failed, summary.pages) == (0, failed, 0)
+    assert summary.failures == parse_summary(distributed.first.stdout).failures
     assert distributed.second_snapshot == distributed.unchanged_snapshot
     files = len(distributed.expected) + 1
     assert distributed.extract_lines_after_second == files  # no task was sent the second time
@@ -327,7 +331,9 @@ def test_reingest_is_a_no_op(distributed: DistributedRun) -> None:
 
 def test_prune_removes_the_deleted_file(distributed: DistributedRun) -> None:
     summary = parse_summary(distributed.pruned.stdout)
-    assert (summary.pruned, summary.indexed, summary.unchanged) == (1, 0, len(distributed.expected))
+    assert (summary.pruned, summary.indexed) == (1, 0)
+    assert (summary.unchanged, summary.failed) == (len(distributed.expected) - len(_failed(distributed)),
+                                                   len(_failed(distributed)))
     index = PageIndex(distributed.index)
     assert str(distributed.temporary) not in docs_by_path(index)
     assert find(index, page_word("ephemeral", 1)) == []
@@ -337,8 +343,9 @@ def test_prune_removes_the_deleted_file(distributed: DistributedRun) -> None:
 
 def test_password_file_opens_the_encrypted_file_through_the_workers(distributed: DistributedRun) -> None:
     summary = parse_summary(distributed.with_passwords.stdout)
-    assert (summary.indexed, summary.failed, summary.pages) == (1, 0, 2)
-    assert summary.unchanged == len(distributed.expected) - 1
+    assert (summary.indexed, summary.pages) == (1, 2)
+    assert summary.failed == len(_failed(distributed)) - 1  # the others are unchanged since they failed
+    assert summary.unchanged == len(distributed.expected) - len(_failed(distributed))
     locked = str(distributed.folder / "locked.pdf")
     assert locked not in {f["path"] for f in distributed.final_status["failures"]}
     assert find(PageIndex(distributed.index), page_word("foxtrot", 2)) == [(locked, 2)]

@@ -190,10 +190,12 @@ def test_index_is_consistent(mixed: MixedRun) -> None:
 
 def test_reingest_of_the_same_folder_is_a_no_op(mixed: MixedRun) -> None:
     summary = parse_summary(mixed.second.stdout)
-    assert summary.done
-    assert summary.unchanged == len(mixed.expected)  # failed files too: skipped until they change
-    assert (summary.indexed, summary.empty, summary.failed, summary.pages) == (0, 0, 0, 0)
-    assert summary.failures == {}
+    assert summary.done and mixed.second.returncode == 5
+    failed = sum(e.failed for e in mixed.expected.values())
+    assert summary.unchanged == len(mixed.expected) - failed
+    # failed files are skipped until they change, and named again: they are still not indexed
+    assert (summary.indexed, summary.empty, summary.failed, summary.pages) == (0, 0, failed, 0)
+    assert summary.failures == parse_summary(mixed.first.stdout).failures
     assert mixed.records_second == mixed.records_first
     assert mixed.after_second == mixed.after_first  # not a byte of the index rewritten
 
@@ -496,3 +498,35 @@ def test_ctrl_c_while_the_index_is_being_written(tmp_path: Path) -> None:
         assert ix.check() == [], delay
         hits = sorted(find(ix, "tomeall"))
         assert hits in ([], [(str(book), n) for n in range(1, 401)]), delay
+
+
+@pytest.mark.parametrize(("to", "shards"), [("process", 1), ("group", 2)])
+def test_sigterm_stops_like_ctrl_c(tmp_path: Path, to: str, shards: int) -> None:
+    """Issue 20: SIGTERM used to end an ingest without a word or a commit of what was
+    in hand. It stops as Ctrl-C does: what arrived is committed, the summary says the
+    run was stopped, exit 130, no process left; the re-run does the rest. Sent to the
+    process alone (``kill PID``) or to its whole group (a service manager), where the
+    writer processes of a sharded index must leave the stop to the ingest."""
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    quick = [write(folder / f"a{i:02d}.pdf", text_pdf(f"termed{i}", 1)) for i in range(6)]
+    slow = [write(folder / f"z{i}.pdf", slow_pdf(f"termlate{i}", 3, 8_000)) for i in range(2)]
+    env = cli_env(PDFINDEX_BATCH_PAGES="1", PDFINDEX_SHARDS=str(shards))
+    proc = _start_ingest(folder, index, tmp_path / "stderr", env)
+    try:
+        wait_for(lambda: _documents(index) >= len(quick), 60, "the quick files to be committed")
+        time.sleep(0.2)
+        (os.kill if to == "process" else os.killpg)(proc.pid, signal.SIGTERM)
+        stdout, _ = proc.communicate(timeout=60)
+    finally:
+        reap(proc)
+    stderr = (tmp_path / "stderr").read_text()
+    assert proc.returncode == 130, stdout + stderr
+    assert re.search(r"^pdfindex: stopping\.\.\. committing the 6 files done; 2 not done are left for the next run$",
+                     stderr, re.M), stderr
+    assert "Traceback" not in stderr, stderr
+    assert stdout.startswith("interrupted (SIGTERM): the index holds everything committed so far"), stdout
+    wait_for(lambda: not group_alive(proc.pid), 10, "the pool processes to end", interval=0.1)
+    assert _documents(index) == parse_summary(stdout).indexed == len(quick)
+    assert PageIndex(index).check() == [] and PageIndex(index).shards == shards
+    rerun = parse_summary(ingest(index, folder, "--workers", "2").stdout)
+    assert (rerun.unchanged, rerun.indexed) == (len(quick), len(slow))

@@ -95,12 +95,18 @@ def test_default_ingest_shows_progress_but_no_line_per_file(tmp_path: Path) -> N
 
 
 def test_quiet_ingest_shows_nothing_but_errors(tmp_path: Path) -> None:
+    """-q: no progress, no per-file lines, no summary; each file that failed (an error:
+    the exit status is 5 for it) is one line on stderr, as the summary names it."""
     files = _folder(tmp_path / "docs")
     r = _ingest(tmp_path / "index", "-q", tmp_path / "docs")
-    assert r.stderr == "", r.stderr  # no progress, no per-file lines; the summary is the output
-    summary = parse_summary(r.stdout)
-    assert (summary.indexed, summary.failed) == (3, 1)
-    assert str(files["broken"]) in summary.failures
+    assert r.returncode == 5 and r.stdout == "", r.stdout
+    (line,) = r.stderr.splitlines()
+    assert line.startswith(f"pdfindex: FAILED {files['broken']}: "), r.stderr
+    again = _ingest(tmp_path / "index", "-q", tmp_path / "docs")  # unchanged, still failed: still an error
+    assert (again.returncode, again.stdout, again.stderr) == (5, "", r.stderr)
+    (files["broken"]).unlink()
+    clean = run_cli("-q", "ingest", tmp_path / "docs", "-r", "--prune", "--index", tmp_path / "index")
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")  # nothing wrong: not a word
     missing = tmp_path / "nowhere"
     r = run_cli("-q", "ingest", missing, "--index", tmp_path / "index")
     assert r.returncode == 1
@@ -253,7 +259,7 @@ def test_search_and_list_start_without_importing_logging(tmp_path: Path) -> None
     """Their start-up is measured (bench/startup.py): the logging set-up is skipped for
     them, as it would import ``logging`` (~10 ms) for nothing they log."""
     _folder(tmp_path / "docs")
-    assert _ingest(tmp_path / "index", "-q", tmp_path / "docs").stderr == ""
+    assert _ingest(tmp_path / "index", "-q", tmp_path / "docs").returncode == 5  # the broken file
     for command in (["search", "alphazq1w"], ["list"], ["-v", "search", "alphazq1w"]):
         code = ("import sys; from pdfindex.cli.main import main; "
                 f"status = main({[*command, '--index', str(tmp_path / 'index')]!r}); "

@@ -258,8 +258,9 @@ def test_retry_failed_opens_a_file_once_the_password_file_has_its_password(tmp_p
     assert "no password in the password file" in first.failures[str(locked)]
     write(passwords, f"guess\n{USER_PASSWORD}\n".encode())
 
-    again = parse_summary(_ingest(index, docs, env=env).stdout)  # failed files stay skipped
-    assert (again.indexed, again.unchanged, again.failed) == (0, 3, 0)
+    again = parse_summary(_ingest(index, docs, env=env).stdout)  # failed files stay skipped, and named
+    assert (again.indexed, again.unchanged, again.failed) == (0, 1, 2)
+    assert again.failures == first.failures
 
     retried = _ingest(index, docs, "--retry-failed", env=env)
     summary = parse_summary(retried.stdout)
@@ -305,8 +306,9 @@ def test_exit_status_is_5_when_files_fail_and_0_when_all_are_indexed_or_unchange
     reason = parse_summary(r.stdout).failures[str(locked)]
     assert "a password is required" in reason and "--password-file" in reason, reason
 
-    r = run_cli("ingest", docs, "--index", index)  # the failure is unchanged: nothing left to do
-    assert r.returncode == 0, r.stdout + r.stderr
+    r = run_cli("ingest", docs, "--index", index)  # the failure is unchanged: still not indexed
+    assert r.returncode == EXIT_INCOMPLETE, r.stdout + r.stderr
+    assert parse_summary(r.stdout).failures == {str(locked): reason}
 
     locked.unlink()
     ok = tmp_path / "ok"
@@ -337,6 +339,77 @@ def test_summary_counts_skipped_files_and_folders(tmp_path: Path) -> None:
     assert parse_summary(r.stdout).indexed == 1
 
 
+def test_a_rerun_still_names_the_files_that_failed_and_exits_5(tmp_path: Path) -> None:
+    """Issue 20: failed and encrypted files are skipped until they change, but a
+    re-run still names them with their reasons, as the first run did, and exits 5:
+    they are still not indexed. Nothing is extracted or written again."""
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    write(docs / "good.pdf", text_pdf("stillgood", 1))
+    broken = write(docs / "broken.pdf", corrupt_pdf())
+    locked = write(docs / "locked.pdf", encrypted_pdf("stilllocked", 1))
+    first = run_cli("ingest", docs, "--workers", "1", "--index", index)
+    assert first.returncode == EXIT_INCOMPLETE, first.stdout + first.stderr
+    failures = parse_summary(first.stdout).failures
+    assert set(failures) == {str(broken), str(locked)}
+    before = snapshot(index)
+
+    again = run_cli("ingest", docs, "--workers", "1", "--index", index)
+    assert again.returncode == EXIT_INCOMPLETE, again.stdout + again.stderr
+    summary = parse_summary(again.stdout)
+    assert (summary.indexed, summary.unchanged, summary.failed) == (0, 1, 2)
+    assert "  failed:               2 (unchanged since they failed; --retry-failed to try again)" \
+        in again.stdout.splitlines(), again.stdout
+    assert summary.failures == failures  # the same lines, reasons and password hint included
+    assert snapshot(index) == before
+
+    write(docs / "new-broken.pdf", corrupt_pdf() + b"another")  # one new failure beside the old ones
+    mixed = run_cli("ingest", docs, "--workers", "1", "--index", index)
+    assert mixed.returncode == EXIT_INCOMPLETE
+    assert "  failed:               3 (2 unchanged since they failed; --retry-failed to try again)" \
+        in mixed.stdout.splitlines(), mixed.stdout
+    assert set(parse_summary(mixed.stdout).failures) == {str(broken), str(locked), str(docs / "new-broken.pdf")}
+
+    dry = run_cli("ingest", docs, "--dry-run", "--index", index)  # what a real run would say
+    assert dry.returncode == EXIT_INCOMPLETE and f"  FAILED {broken}: {failures[str(broken)]}" in dry.stdout
+
+    summary_api = api.ingest([docs], api.IngestOptions(index_dir=index, workers=1))
+    assert not summary_api.complete and (summary_api.failed, summary_api.encrypted) == ([], [])
+    assert sorted(path for path, _ in summary_api.still_failed) == sorted(map(str, [broken, locked,
+                                                                                  docs / "new-broken.pdf"]))
+
+
+def test_a_non_pdf_named_on_the_command_line_is_named_and_the_run_is_incomplete(tmp_path: Path) -> None:
+    """Issue 20: a file given by name that is no PDF is reported (it was asked for);
+    non-PDF files found in a folder stay a count. Given alone, nothing is done: an
+    error, as for a missing file, and no index is created."""
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    write(docs / "report.pdf", text_pdf("namedrun", 1))
+    notes = docs / "notes.txt"
+    notes.write_text("not a PDF\n")
+    (docs / "data.csv").write_text("a,b\n")
+
+    r = run_cli("ingest", docs / "report.pdf", notes, "--index", index)
+    assert r.returncode == EXIT_INCOMPLETE, r.stdout + r.stderr
+    assert f"  NOT A PDF {notes}: no %PDF- header and not named *.pdf; not ingested" in r.stdout.splitlines(), \
+        r.stdout
+    assert parse_summary(r.stdout).indexed == 1 and "skipped:" not in r.stdout
+
+    r = run_cli("ingest", docs, "--index", index)  # found in a folder: counted, not an error
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "  skipped:              2 non-PDF files" in r.stdout.splitlines() and "NOT A PDF" not in r.stdout
+
+    r = run_cli("ingest", docs, notes, "--index", index)  # in the folder, and named as well
+    assert r.returncode == EXIT_INCOMPLETE and f"  NOT A PDF {notes}: " in r.stdout, r.stdout
+    assert "  skipped:              1 non-PDF file" in r.stdout.splitlines(), r.stdout
+
+    fresh = tmp_path / "fresh-index"
+    r = run_cli("ingest", notes, "--index", fresh)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stderr.splitlines() == [f"pdfindex: {notes}: not a PDF (no %PDF- header and not named *.pdf); "
+                                     "nothing ingested"], r.stderr
+    assert r.stdout == "" and not fresh.exists()
+
+
 # ---- the API, without the CLI -------------------------------------------------------------
 
 def _settings(tmp_path: Path, **env: str) -> config.Settings:
@@ -364,8 +437,9 @@ def test_the_api_ingests_prunes_and_removes_without_the_cli(tmp_path: Path) -> N
     ix = PageIndex(settings.index_dir)
     assert find(ix, page_word("apiword", 3)) == [(str(a), 3)]
 
-    again = api.ingest([docs], options)
-    assert (again.indexed, again.unchanged) == (0, 3) and again.complete
+    again = api.ingest([docs], options)  # the broken file is unchanged, skipped, and still not indexed
+    assert (again.indexed, again.unchanged, again.failed) == (0, 2, [])
+    assert [path for path, _ in again.still_failed] == [str(broken)] and not again.complete
 
     b.unlink()
     dry = api.prune([docs], api.IngestOptions(settings=settings, dry_run=True))

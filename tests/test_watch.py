@@ -180,6 +180,41 @@ def test_the_cli_watches_until_ctrl_c(tmp_path: Path) -> None:
 
 
 
+def test_the_cli_watch_names_old_failures_at_catch_up_and_stops_on_sigterm(tmp_path: Path) -> None:
+    """Issue 20: the catch-up names the files that failed before and are unchanged (as
+    a re-run of ingest does); SIGTERM, as a service manager sends it, stops the watch
+    as Ctrl-C does: a line saying so, exit 0 (nothing of the index is lost)."""
+    import os
+    import signal
+    import subprocess
+
+    from tests.ingest_helpers import cli_argv, cli_env, corrupt_pdf, ingest, parse_summary, wait_for
+
+    folder, index = tmp_path / "docs", tmp_path / "index"
+    write(folder / "good.pdf", text_pdf("watchgood", 1))
+    broken = write(folder / "broken.pdf", corrupt_pdf())
+    env = cli_env(PDFINDEX_WORKERS="1")
+    reason = parse_summary(ingest(index, folder, env=env).stdout).failures[str(broken)]
+    out_path = tmp_path / "stdout"
+    with out_path.open("w") as out:
+        proc = subprocess.Popen(cli_argv("ingest", folder, "--watch", "--index", index), env=env, stdout=out,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_for(lambda: f"  FAILED {broken}: {reason}" in out_path.read_text(), 60, "the catch-up's report")
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    lines = out_path.read_text().splitlines()
+    assert proc.returncode == 0, "\n".join(lines) + err
+    assert any(line.endswith("indexed 0, unchanged 1, failed 1 (unchanged since they failed; --retry-failed to "
+                              "try again)") for line in lines), lines
+    assert lines[-1] == "stopped watching (SIGTERM); the index holds every change seen", lines
+    assert "Traceback" not in err, err
+
+
 
 def test_watch_on_celery_workers(tmp_path: Path) -> None:
     """The same watch with PDFINDEX_BROKER_URL: rounds go to real Celery workers

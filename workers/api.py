@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pdfindex import config
-from pdfindex.indexer import PageIndex
+from pdfindex.indexer import PageIndex, Status
 
 from .errors import IngestError
-from .files import read_passwords
+from .files import is_pdf, read_passwords
 from .plan import Plan, PathRemoval, apply_paths, make_plan, prune_scope, record_copies, removal
-from .progress import NoProgress, Progress, Summary
+from .progress import NoProgress, Progress, Summary, password_hint
 
 #: Makes the progress report of a run, given the number of files to extract and the
 #: summary it fills in (``Progress`` itself is one: a bar on a terminal).
@@ -86,10 +86,13 @@ def ingest(paths: Iterable[Path | str], options: IngestOptions | None = None,
     in the embedded pool or through Celery (``PDFINDEX_BROKER_URL``), record the
     copies' paths, and return the summary. ``progress`` None reports nothing.
 
-    Arguments that do not exist are listed in ``summary.not_found`` (all of them
-    missing: IngestError); a folder argument that is missing or empty while the
-    index holds files in it prunes nothing (``summary.not_pruned``). A Ctrl-C
-    stops the run with ``summary.interrupted`` set, after committing what arrived."""
+    Arguments that do not exist are listed in ``summary.not_found``, file arguments
+    that are not PDFs in ``summary.not_pdf`` (all of them missing or not PDFs:
+    IngestError); a folder argument that is missing or empty while the index holds
+    files in it prunes nothing (``summary.not_pruned``). Files unchanged since an
+    earlier run failed them are not extracted again but listed, with their reasons,
+    in ``summary.still_failed``: they are still not indexed. A Ctrl-C stops the run
+    with ``summary.interrupted`` set, after committing what arrived."""
     options = options or IngestOptions()
     settings = options.settings or config.load()
     targets = [Path(p).absolute() for p in paths]
@@ -108,10 +111,12 @@ def ingest(paths: Iterable[Path | str], options: IngestOptions | None = None,
     index: PageIndex | None
     try:  # a run that has nothing on disk to read creates no index
         index = _open(options.index_dir or settings.index_dir, settings,
-                      options.dry_run or not any(os.path.lexists(t) for t in targets))
+                      options.dry_run or not any(map(_ingestible, targets)))
     except IngestError:
         if not options.dry_run:
-            raise IngestError(_missing_message([str(t) for t in targets])) from None
+            missing = [str(t) for t in targets if not os.path.lexists(t)]
+            raise IngestError(_nothing_message(missing, [str(t) for t in targets if str(t) not in missing])) \
+                from None
         index = None  # a dry run before the first ingest: everything would be indexed
     plan = make_plan(index, targets, options.recursive, retry_encrypted=password_file is not None,
                      prune=options.prune, retry_failed=options.retry_failed, force=options.force,
@@ -187,9 +192,25 @@ def _open(root: Path, settings: config.Settings, dry_run: bool) -> PageIndex:
         raise IngestError(f"no index at {root}; ingest some PDFs first (or give the index folder)") from None
 
 
+def _ingestible(path: Path) -> bool:
+    """Whether an argument can give the run anything to do: a folder, or a file the
+    walk takes for a PDF (``files.find_pdfs``)."""
+    return path.is_dir() or (os.path.lexists(path) and (path.suffix.lower() == ".pdf" or is_pdf(path)))
+
+
 def _missing_message(missing: list[str]) -> str:
     return (f"{missing[0]}: no such file or folder" if len(missing) == 1
             else f"none of the {len(missing)} paths given exists (first: {missing[0]}: no such file or folder)")
+
+
+def _nothing_message(missing: list[str], not_pdf: list[str]) -> str:
+    """Why a run whose every argument is missing or not a PDF does nothing."""
+    if not not_pdf:
+        return _missing_message(missing)
+    problem = f"{not_pdf[0]}: not a PDF (no %PDF- header and not named *.pdf)"
+    given = len(missing) + len(not_pdf)
+    return (f"{problem}; nothing ingested" if given == 1
+            else f"none of the {given} paths given is a PDF or a folder (first: {problem})")
 
 
 def _planned(plan: Plan, index: PageIndex | None, paths: list[Path], pruning: bool) -> Summary:
@@ -205,14 +226,17 @@ def _planned(plan: Plan, index: PageIndex | None, paths: list[Path], pruning: bo
 
     missing = [str(p) for p in skipped.missing]
     unknown = [p for p in missing if not indexed_under(p)]
-    if unknown and len(unknown) == len(paths):
-        raise IngestError(_missing_message(unknown))
+    not_pdf = [str(p) for p in plan.not_pdf]
+    if (unknown or not_pdf) and set(unknown + not_pdf) >= {str(p) for p in paths}:
+        raise IngestError(_nothing_message(list(dict.fromkeys(unknown)), not_pdf))
     kept = {folder for folder, _ in plan.prune.kept}
     not_found = [p for p in missing if not (pruning and (p in known or p in kept))]
+    still_failed = [(path, password_hint(error) if status == Status.ENCRYPTED else error)
+                    for path, status, error in plan.still_failed]
     return Summary(unchanged=plan.unchanged + plan.duplicates, duplicates=plan.duplicates,
                    pruned=len(plan.prune.gone), pruned_paths=len(plan.prune.lost),
                    skipped_non_pdf=skipped.non_pdf, skipped_folders=skipped.folders, not_found=not_found,
-                   not_pruned=list(plan.prune.kept))
+                   not_pdf=not_pdf, not_pruned=list(plan.prune.kept), still_failed=still_failed)
 
 
 __all__ = ["IngestError", "IngestOptions", "NoProgress", "Progress", "ProgressFactory", "RemoveOptions", "Removed",

@@ -61,6 +61,13 @@ class Plan:
     add_paths: list[tuple[str, str]] = field(default_factory=list)
     #: what the walk passed over (non-PDF files, folders, missing arguments)
     skipped: Skipped = field(default_factory=Skipped)
+    #: (path, status, error): files that failed or were encrypted and are unchanged
+    #: since: skipped (not extracted again), yet still not indexed, which the run
+    #: must say as the run that failed them did
+    still_failed: list[tuple[str, Status, str]] = field(default_factory=list)
+    #: file arguments that are not PDFs: asked for by name, so named back (the
+    #: non-PDF files a folder holds are only counted in ``skipped``)
+    not_pdf: list[Path] = field(default_factory=list)
 
     @property
     def gone(self) -> list[DocumentRecord]:
@@ -79,7 +86,9 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
               prune: bool, *, retry_failed: bool = False, force: bool = False, dry_run: bool = False) -> Plan:
     """Unchanged means: the same path is indexed with the same size and mtime, or
     its content hash is unchanged. Files that failed stay skipped until they change
-    (no endless retries) unless ``retry_failed``; encrypted ones are retried when
+    (no endless retries) unless ``retry_failed``, and are listed in ``still_failed``
+    rather than counted as unchanged (they are still not indexed, and a re-run must
+    not look clean); encrypted ones are retried when
     passwords are given (``retry_encrypted``); ``force`` re-extracts every file
     (after an extraction fix). Identical content is indexed once: a copy of a file
     that is indexed (even one whose other paths are gone: a move) goes to ``add_paths``, so
@@ -87,7 +96,8 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
     of content planned in this run goes to ``copies``. With ``prune``, paths in the
     scope of ``paths`` that are gone are planned for removal (``prune_scope``):
     a document loses its paths that are gone here and now, and goes (``gone``, for
-    the caller to delete) only when none is left.
+    the caller to delete) only when none is left. File arguments that are not PDFs
+    go to ``not_pdf``.
 
     ``dry_run``: nothing is written, the copies' and lost paths are only listed.
     ``index`` None: no index yet (a dry run), so nothing is indexed."""
@@ -96,19 +106,21 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
     known = {path: doc for doc in records for path in doc.all_paths}
     by_hash = {doc.doc_hash: doc for doc in records}
     planned: set[str] = set()
+    found: set[Path] = set()
     plan = Plan()
     for path in find_pdfs(paths, recursive, plan.skipped):
+        found.add(path)
         record = known.get(str(path))
         size, mtime = file_identity(path)
         retry = record is not None and (
             force or (record.status == Status.ENCRYPTED and (retry_encrypted or retry_failed))
             or (record.status == Status.FAILED and retry_failed))
         if record is not None and not retry and record.size == size and record.mtime == mtime:
-            plan.unchanged += 1
+            _unchanged(plan, str(path), record)
             continue
         doc_hash = sha256_of(path)
         if record is not None and not retry and record.doc_hash == doc_hash:
-            plan.unchanged += 1
+            _unchanged(plan, str(path), record)
             continue
         if doc_hash in planned:
             plan.duplicates += 1
@@ -118,16 +130,35 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
         # Identical content is the same text, wherever its other paths went: a file
         # moved (its old path gone) gets its new path recorded, not extracted again.
         if other is not None and not retry and not force and str(path) not in other.all_paths:
-            plan.duplicates += 1
+            if other.status in _FAILED:
+                plan.still_failed.append((str(path), other.status, other.error))
+            else:
+                plan.duplicates += 1
             plan.add_paths.append((doc_hash, str(path)))
             continue
         planned.add(doc_hash)
         plan.jobs.append(Job(path, doc_hash))
+    for arg in dict.fromkeys(paths):
+        if arg not in found and os.path.lexists(arg) and not arg.is_dir():
+            plan.not_pdf.append(arg)  # named, so no longer one of the walk's quiet count
+            plan.skipped.non_pdf = max(0, plan.skipped.non_pdf - 1)
     if prune:
         plan.prune = prune_scope(records, paths, recursive)
     if not dry_run and index is not None:
         apply_paths(index, plan.add_paths, PathRemoval(lost=plan.prune.lost))
     return plan
+
+
+#: Statuses of a file that is recorded but not indexed.
+_FAILED = (Status.FAILED, Status.ENCRYPTED)
+
+
+def _unchanged(plan: Plan, path: str, record: DocumentRecord) -> None:
+    """An unchanged file: counted as such, unless it is unchanged since it failed."""
+    if record.status in _FAILED:
+        plan.still_failed.append((path, record.status, record.error))
+    else:
+        plan.unchanged += 1
 
 
 def _inside(path: str, folder: str, recursive: bool) -> bool:

@@ -54,7 +54,10 @@ class Summary:
     empty: int = 0
     encrypted: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
-    unchanged: int = 0  # copies of indexed files included
+    #: (path, reason): files that failed or stayed encrypted in an earlier run and are
+    #: unchanged since: not extracted again (``retry_failed`` does), still not indexed
+    still_failed: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: int = 0  # indexed and unchanged; copies of indexed files included
     duplicates: int = 0
     pruned: int = 0
     #: paths taken off documents that keep another path (--prune)
@@ -64,6 +67,8 @@ class Summary:
     skipped_folders: int = 0
     #: arguments that do not exist and are unknown to the index
     not_found: list[str] = field(default_factory=list)
+    #: file arguments that are not PDFs (those found in folders: ``skipped_non_pdf``)
+    not_pdf: list[str] = field(default_factory=list)
     #: (folder, reason): folder arguments whose files were not pruned (missing, unmounted)
     not_pruned: list[tuple[str, str]] = field(default_factory=list)
     #: a dry run: nothing changed; the paths that would be indexed and pruned
@@ -116,10 +121,17 @@ class Summary:
         return self.indexed + self.empty + len(self.encrypted) + len(self.failed)
 
     @property
+    def failures(self) -> list[tuple[str, str]]:
+        """(path, reason) of every file asked for that is not indexed: this run's
+        failures, then those unchanged since an earlier run failed them."""
+        return self.encrypted + self.failed + self.still_failed
+
+    @property
     def complete(self) -> bool:
-        """Everything asked for is indexed or unchanged: no file failed, no argument
-        was missing, no folder was left unpruned (the CLI's exit status 0)."""
-        return not (self.failed or self.encrypted or self.not_found or self.not_pruned)
+        """Everything asked for is indexed or unchanged: no file failed (in this run
+        or, unchanged since, in an earlier one), no argument was missing or not a PDF,
+        no folder was left unpruned (the CLI's exit status 0)."""
+        return not (self.failures or self.not_found or self.not_pdf or self.not_pruned)
 
 
 class Progress:
