@@ -35,7 +35,18 @@ COOKIE = "pdfindex_session"
 #: Paths answered without a token: the health check, the sign-in form and its
 #: assets. Nothing here reads the index.
 OPEN_PATHS = ("/healthz", "/signin", "/static/")
+#: Single files answered without a token: the icon a browser asks for by itself
+#: (at the sign-in form too). It reads nothing of the index.
+OPEN_FILES = frozenset({"/favicon.ico"})
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
+
+NO_TOKEN = "a token is required: send 'Authorization: Bearer <token>'"
+WRONG_TOKEN = "the token sent is wrong: it is not the token this server was started with"
+BAD_SCHEME = "the Authorization header must be 'Bearer <token>'"
+STALE_SESSION = ("the session cookie is not valid for this server (was it restarted with another token?): "
+                 "sign in again or send 'Authorization: Bearer <token>'")
+#: What the sign-in form is told (``?why=``) about a refused page request.
+SIGNIN_REASONS = {WRONG_TOKEN: "wrong", BAD_SCHEME: "wrong", STALE_SESSION: "session"}
 
 _SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
@@ -90,16 +101,26 @@ class Access:
         self.session = session_value(token) if token else None
         self.loopback_only = loopback_only
 
-    def allowed(self, headers: dict[bytes, bytes]) -> bool:
+    def refusal(self, headers: dict[bytes, bytes]) -> str | None:
+        """Why the request may not in (None: it may, by its token or its session
+        cookie): no token sent, a wrong one, or a cookie this server's token did not
+        make. Nothing of what was sent is repeated."""
         if self.token is None:
-            return True
+            return None
         auth = headers.get(b"authorization", b"").decode("latin-1")
         scheme, _, given = auth.partition(" ")
-        if scheme.lower() == "bearer" and token_matches(given.strip(), self.token):
-            return True
+        bearer = given.strip() if scheme.lower() == "bearer" else ""
+        if bearer and token_matches(bearer, self.token):
+            return None
         cookie = _cookie(headers, COOKIE)
-        return cookie is not None and self.session is not None and hmac.compare_digest(
-            cookie.encode("latin-1", "replace"), self.session.encode())
+        if cookie is not None and self.session is not None and hmac.compare_digest(
+                cookie.encode("latin-1", "replace"), self.session.encode()):
+            return None
+        if bearer:
+            return WRONG_TOKEN
+        if auth.strip():
+            return BAD_SCHEME
+        return NO_TOKEN if cookie is None else STALE_SESSION
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -111,14 +132,17 @@ class Access:
             await _refuse(send, 421, "this server answers only requests for a loopback host name "
                                      "(localhost, 127.0.0.1, [::1])")
             return
-        if not path.startswith(OPEN_PATHS) and not self.allowed(headers):
+        refusal = None if path.startswith(OPEN_PATHS) or path in OPEN_FILES else self.refusal(headers)
+        if refusal is not None:
             if path.startswith("/api/") or path == "/openapi.json":
-                await _refuse(send, 401, "a token is required: send 'Authorization: Bearer <token>'",
-                              [(b"www-authenticate", b'Bearer realm="pdfindex"')])
-            else:  # the page: to the sign-in form, coming back here afterwards
+                error = "" if refusal == NO_TOKEN else ', error="invalid_token"'  # RFC 6750 3.1
+                await _refuse(send, 401, refusal,
+                              [(b"www-authenticate", f'Bearer realm="pdfindex"{error}'.encode())])
+            else:  # the page: to the sign-in form, coming back here afterwards, told why if it sent one
                 query = scope.get("query_string", b"").decode("latin-1")
                 back = path + ("?" + query if query else "")
-                location = "/signin?" + urlencode({"next": back})
+                why = [] if refusal == NO_TOKEN else [("why", SIGNIN_REASONS[refusal])]
+                location = "/signin?" + urlencode([("next", back), *why])
                 await send({"type": "http.response.start", "status": 303,
                             "headers": [(b"location", location.encode()), *_SECURITY_HEADERS]})
                 await send({"type": "http.response.body", "body": b""})

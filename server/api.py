@@ -31,6 +31,7 @@ from pdfindex.workers.files import OutsideRoots, check_under_roots
 from .indexes import IndexPool
 from .lanes import SearchLanes
 from .render import PageRenderer
+from .unavailable import CHANGED_REASON, GONE_REASON, FileUnavailable, PathProblem
 
 HASH = r"^[0-9a-f]{64}$"
 #: Bytes read at a time when hashing and sending a PDF.
@@ -162,7 +163,7 @@ def pdf(request: Request, doc_hash: DocHash) -> StreamingResponse:
     st = state(request)
     with st.pool.index() as ix:
         record = record_of(ix, doc_hash)
-    fd, size, path = open_indexed(record, st.settings.roots)
+    fd, size, path = open_indexed(record, st.settings.roots, served_index(st))
     name = os.path.basename(path) or "document.pdf"
     headers = {"content-length": str(size),
                "content-disposition": f"inline; filename*=UTF-8''{quote(name.encode('utf-8', 'surrogateescape'))}",
@@ -170,12 +171,15 @@ def pdf(request: Request, doc_hash: DocHash) -> StreamingResponse:
     return StreamingResponse(_chunks(fd), media_type="application/pdf", headers=headers)
 
 
-def open_indexed(record: DocumentRecord, roots: tuple[Path, ...]) -> tuple[int, int, str]:
+def open_indexed(record: DocumentRecord, roots: tuple[Path, ...], index_dir: Path | None = None
+                 ) -> tuple[int, int, str]:
     """An open descriptor of one of the record's paths whose bytes hash to the
-    record (its size, and the path); HTTPException 404/409 when none does. The
-    hash is checked on the open descriptor, which is what is then read: nothing
-    swapped in after the check can be served. A file without text (EMPTY: a scan)
-    is served too: its pages are listed as needing OCR, and the page links to it."""
+    record (its size, and the path); FileUnavailable (404/409, each path's problem
+    and the command that mends it, ``index_dir`` named in it) when none does; 409
+    for a document that is not indexed. The hash is checked on the open
+    descriptor, which is what is then read: nothing swapped in after the check can
+    be served. A file without text (EMPTY: a scan) is served too: its pages are
+    listed as needing OCR, and the page links to it."""
     if record.status not in (Status.INDEXED, Status.EMPTY):
         raise HTTPException(409, f"{record.path}: not indexed ({record.status})")
     problems = []
@@ -184,22 +188,34 @@ def open_indexed(record: DocumentRecord, roots: tuple[Path, ...]) -> tuple[int, 
             if roots:
                 check_under_roots(Path(path), roots)
             fd = os.open(path, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except (OSError, OutsideRoots) as exc:
-            problems.append(f"{path}: {getattr(exc, 'strerror', None) or exc}")
+        except FileNotFoundError:
+            problems.append(PathProblem(path, "gone", GONE_REASON))
+            continue
+        except OutsideRoots as exc:
+            problems.append(PathProblem(path, "unreadable", str(exc).removeprefix(f"{path}: ")))
+            continue
+        except OSError as exc:
+            problems.append(PathProblem(path, "unreadable", exc.strerror or str(exc)))
             continue
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                problems.append(f"{path}: not a regular file")
+                problems.append(PathProblem(path, "gone", "not a regular file"))
             elif _digest(fd) != record.doc_hash:
-                problems.append(f"{path}: changed since it was indexed")
+                problems.append(PathProblem(path, "changed", CHANGED_REASON))
             else:
                 return fd, info.st_size, path
         except OSError as exc:
-            problems.append(f"{path}: {exc.strerror or exc}")
+            problems.append(PathProblem(path, "unreadable", exc.strerror or str(exc)))
         os.close(fd)
-    gone = all(p.endswith(("No such file or directory", "not a regular file")) for p in problems)
-    raise HTTPException(404 if gone else 409, "; ".join(problems) + " (ingest it again)")
+    raise FileUnavailable(problems, index_dir)
+
+
+def served_index(st: ServerState) -> Path | None:
+    """The index as a command must name it (``--index``): None when it is the
+    default one of the server's environment."""
+    root = st.pool.root.absolute()
+    return None if root == st.settings.index_dir.absolute() else root
 
 
 def _digest(fd: int) -> str:

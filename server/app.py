@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -29,6 +30,7 @@ from .access import Access, is_loopback
 from .indexes import IndexPool
 from .lanes import SearchLanes, SearchStuck
 from .render import PageRenderer
+from .unavailable import FileUnavailable, wants_html
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -44,17 +46,26 @@ class ServeOptions:
     #: Processes rendering page images, and the seconds one render may take.
     renderers: int = 2
     render_timeout: float = 10.0
+    #: Passwords for encrypted files' page images (None: ``settings.password_file``).
+    password_file: Path | None = None
+
+
+class PasswordFileError(Exception):
+    """The password file cannot be read: a server that quietly had no passwords
+    would answer every encrypted page with 409, far from the cause."""
 
 
 def create_app(options: ServeOptions) -> FastAPI:
-    """The application, with the index opened (FileNotFoundError: none there)."""
+    """The application, with the index opened (FileNotFoundError: none there;
+    PasswordFileError: the password file cannot be read)."""
+    passwords = _passwords(options)
     app = FastAPI(title="pdfindex", version=__version__, default_response_class=api.JSONResponse, lifespan=_lifespan,
                   description="Search the pages of an index built by `pdfindex ingest`. The JSON shapes are "
                               "those of `pdfindex ... --json` (docs/json.md).",
                   docs_url=None, redoc_url=None)  # their pages load scripts from a CDN
     pool = IndexPool(options.index_dir, options.searchers)
     renderer = PageRenderer(processes=options.renderers, timeout=options.render_timeout,
-                            max_memory_mb=options.settings.max_memory_mb, passwords=_passwords(options))
+                            max_memory_mb=options.settings.max_memory_mb, passwords=passwords)
     app.state.pdfindex = api.ServerState(pool, SearchLanes(pool), renderer, options.settings, options.token)
     app.include_router(api.router)
     app.include_router(images.router)
@@ -74,11 +85,15 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def _passwords(options: ServeOptions) -> list[str]:
-    """The password file's passwords, for encrypted files' page images."""
+    """The password file's passwords, for encrypted files' page images (read once:
+    they go to the render processes with each job, never into an answer or a log)."""
+    path = options.password_file or options.settings.password_file
     try:
-        return read_passwords(options.settings.password_file)
-    except (OSError, UnicodeDecodeError):
-        return []
+        return read_passwords(path)
+    except OSError as exc:
+        raise PasswordFileError(f"{path}: cannot read password file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise PasswordFileError(f"{path}: cannot read password file: it is not UTF-8 text") from None
 
 
 def _errors(app: FastAPI) -> None:
@@ -96,7 +111,9 @@ def _errors(app: FastAPI) -> None:
         return error(400, details[:500] or "invalid request")
 
     @app.exception_handler(HTTPException)
-    async def _http(_: Request, exc: HTTPException) -> api.JSONResponse:
+    async def _http(request: Request, exc: HTTPException) -> Response:
+        if isinstance(exc, FileUnavailable) and wants_html(request):
+            return page.unavailable(exc)  # the search page's link, followed by a browser
         response = error(exc.status_code, str(exc.detail))
         response.headers.update(exc.headers or {})
         return response

@@ -28,6 +28,7 @@ from .render import (
     RendererBusy,
     RenderTimeout,
 )
+from .unavailable import CHANGED_REASON, GONE_REASON, FileUnavailable, PathProblem, is_gone
 
 router = APIRouter()
 
@@ -45,20 +46,25 @@ def page_png(request: Request, doc_hash: api.DocHash,
     if record.page_count and number > record.page_count:
         raise HTTPException(404, f"{record.path} has {record.page_count} pages, not {number}")
     failure: RenderError | None = None
+    problems: list[PathProblem] = []
     for path in record.all_paths:  # the first copy that still holds the content
         try:
             if st.settings.roots:
                 check_under_roots(Path(path), st.settings.roots)
             png = st.renderer.png(path, number, terms, st.pool.language, width, doc_hash=doc_hash)
         except OutsideRoots as exc:
-            failure = DocumentGone(str(exc))
-        except (DocumentGone, DocumentChanged) as exc:
-            failure = exc
+            problems.append(PathProblem(path, "unreadable", str(exc).removeprefix(f"{path}: ")))
+        except DocumentChanged:
+            problems.append(PathProblem(path, "changed", CHANGED_REASON))
+        except DocumentGone as exc:
+            problems.append(PathProblem(path, "gone", GONE_REASON) if is_gone(path)
+                            else PathProblem(path, "unreadable", str(exc).removeprefix(f"{path}: ")))
         except RenderError as exc:
             failure = exc
             break
         else:
             return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=300"})
-    assert failure is not None
+    if failure is None:
+        raise FileUnavailable(problems, api.served_index(st))
     headers = {"retry-after": "2"} if isinstance(failure, (RendererBusy, RenderTimeout)) else None
     raise HTTPException(failure.status, str(failure), headers=headers)

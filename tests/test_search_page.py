@@ -10,6 +10,7 @@ the README is made so).
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -22,7 +23,7 @@ from PIL import Image
 from pdfindex import pipeline
 from tests.builders import font_resources, mono_font, text_line
 from tests.index_helpers import JIS, cjk_pdf
-from tests.ingest_helpers import image_only_pdf, ingest, page_word, parse_summary, text_pdf, write
+from tests.ingest_helpers import image_only_pdf, ingest, page_word, parse_summary, run_cli, text_pdf, write
 from tests.pdfwriter import PdfWriter, tounicode_cmap
 from tests.serve_helpers import Server, start_server
 
@@ -36,6 +37,8 @@ XSS_TITLE = "<script>alert(1)</script>"
 XSS_NAME = "<img src=x onerror=alert(1)>.pdf"
 #: The mark's colour over a white page: (255, 214, 0) at alpha 90 (server/page_image.py).
 MARK_ON_WHITE = (255, 245, 166)
+#: Pages of plenty.pdf: more than COUNT_CAP (indexer/records.py) match "plentiful".
+PLENTY = 1005
 
 
 def _doubtful_pdf() -> bytes:
@@ -45,6 +48,25 @@ def _doubtful_pdf() -> bytes:
     content = (b"BT /F1 12 Tf 72 700 Td (doubtword is here) Tj ET\n"
                b"BT /F9 12 Tf 72 650 Td (xxxxxxxxxx) Tj ET\n")
     w.add_page(content, resources=font_resources(mono_font(w)))
+    return w.to_bytes()
+
+
+def _plenty_pdf(pages: int) -> bytes:
+    """``pages`` pages saying "plentiful" one to seven times: more matches than a
+    search counts by default (COUNT_CAP), with scores that differ, so that the
+    count stops at the cap."""
+    w = PdfWriter()
+    res = font_resources(mono_font(w))
+    for n in range(pages):
+        w.add_page(text_line(72, 700, b"(%s page %d) Tj" % (b"plentiful " * (n % 7 + 1), n)), resources=res)
+    return w.to_bytes()
+
+
+def _word_pdf(word: str) -> bytes:
+    """One page with one line holding ``word`` (and not "Quarterly report", which
+    the paging test counts)."""
+    w = PdfWriter()
+    w.add_page(text_line(72, 700, b"(a line with %s in it) Tj" % word.encode()), resources=font_resources(mono_font(w)))
     return w.to_bytes()
 
 
@@ -70,8 +92,18 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         "cjk": write(docs / "tokyo.pdf", cjk_pdf([["東京都の天気予報"]], JIS)),
         "hebrew": write(docs / "hebrew.pdf", _hebrew_pdf()),
     }
-    summary = parse_summary(ingest(index, docs).stdout)
-    assert (summary.indexed, summary.empty) == (REPORTS + len(files) - 1, 1), summary  # the scan has no text
+    # Identical copies under three names (one of them in another folder), files that
+    # will be gone or changed, and a match for more pages than are counted.
+    twin = _word_pdf("twinword")
+    files["copy-one"] = write(docs / "copy-one.pdf", twin)
+    files["copy-two"] = write(docs / "copy-two.pdf", twin)
+    files["elsewhere"] = write(base / "elsewhere" / "copy.pdf", twin)
+    files["vanish"] = write(docs / "vanish.pdf", _word_pdf("vanishword"))
+    files["altered"] = write(docs / "altered.pdf", _word_pdf("alteredword"))
+    files["plenty"] = write(docs / "plenty.pdf", _plenty_pdf(PLENTY))
+    summary = parse_summary(ingest(index, docs, base / "elsewhere").stdout)
+    # the scan has no text; the second and third copies are known content
+    assert (summary.indexed, summary.empty, summary.unchanged) == (REPORTS + len(files) - 3, 1, 2), summary
     open_server = start_server(index, log_dir=base)
     locked = start_server(index, token=TOKEN, log_dir=base)
     try:
@@ -130,6 +162,7 @@ def test_a_query_typed_and_entered_shows_its_hit_with_the_word_marked(site: dict
     assert page.locator(".hit mark").all_inner_texts() == [page_word("volc", 1)]
     assert "Volcano survey" in page.locator(".hit .meta").first.inner_text()
     assert page.locator(".badge.ok").count() == 1
+    assert page.locator(".hit details.marked summary").inner_text() == "Show the page with the matches marked"
     shot = os.environ.get("PDFINDEX_SCREENSHOT")
     _search(page, server, "volcano OR quarterly report")
     page.click(".hit details.marked summary")
@@ -150,20 +183,67 @@ def test_results_are_reached_by_tab(site: dict[str, Any], page: Any) -> None:
 def test_pages_of_results_hold_different_hits_and_cover_all(site: dict[str, Any], page: Any) -> None:
     _search(page, site["open"], "quarterly")
     seen: list[tuple[str, str]] = []
+    # every text_pdf file says "Quarterly report": the reports, the volcano (2 pages), the xss file
+    total = REPORTS + 3
     for number in range(1, 10):
         shown = _hits(page)
         assert shown and len(shown) <= 10
+        assert _summary(page) == f"Results {len(seen) + 1}–{len(seen) + len(shown)} of {total} pages"
         seen += shown
-        assert f"page {number}" in page.locator("nav.pages").inner_text()
+        assert page.locator("nav.pages [aria-current=page]").inner_text() == str(number)
         if page.locator("a[rel=next]").count() == 0:
             break
         with page.expect_navigation():
             page.click("a[rel=next]")
-    # every text_pdf file says "Quarterly report": the reports, the volcano (2 pages), the xss file
-    assert len(seen) == len(set(seen)) == REPORTS + 3
+    assert len(seen) == len(set(seen)) == total
     with page.expect_navigation():
         page.click("a[rel=prev]")
-    assert "page 2" in page.locator("nav.pages").inner_text()
+    assert page.locator("nav.pages [aria-current=page]").inner_text() == "2"
+
+
+def _summary(tab: Any) -> str:
+    return " ".join(tab.locator("p.summary").inner_text().split())
+
+
+def _page_numbers(tab: Any) -> list[str]:
+    """The page-number row: numbers, "…" for a gap, the current one in brackets."""
+    return [f"[{item.inner_text()}]" if item.locator("[aria-current=page]").count() else item.inner_text()
+            for item in tab.locator("nav.pages ol > li").all()]
+
+
+def test_page_numbers_are_links_the_keyboard_reaches(site: dict[str, Any], page: Any) -> None:
+    _search(page, site["open"], "quarterly")
+    assert _summary(page) == f"Results 1–10 of {REPORTS + 3} pages"
+    assert _page_numbers(page) == ["[1]", "2", "3"]
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.getAttribute('aria-label')") == "page 3":
+            break
+    else:
+        pytest.fail("the link to page 3 got no focus after 80 Tabs")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert _summary(page) == f"Results 21–{REPORTS + 3} of {REPORTS + 3} pages"
+    assert _page_numbers(page) == ["1", "2", "[3]"]
+    assert page.locator("a[rel=next]").count() == 0
+
+
+def test_a_count_stopped_at_its_cap_is_shown_as_at_least(site: dict[str, Any], page: Any) -> None:
+    """Past 1,000 matches the count stops ("1,000+", as the CLI says): the last page
+    is not known, so there is no link to it, a gap says there are more, and each
+    full page has a next one."""
+    server = site["open"]
+    _search(page, server, "plentiful")
+    assert _summary(page) == "Results 1–10 of 1,000+ pages"
+    assert _page_numbers(page) == ["[1]", "2", "3", "…"]
+    page.goto(server.base_url + "/?q=plentiful&page=100")
+    assert _summary(page) == "Results 991–1,000 of 1,000+ pages"
+    assert _page_numbers(page) == ["1", "…", "98", "99", "[100]", "…"]
+    with page.expect_navigation():
+        page.click("a[rel=next]")
+    # the last page, not full: now the total is known
+    assert _summary(page) == f"Results 1,001–{PLENTY:,} of {PLENTY:,} pages"
+    assert page.locator("a[rel=next]").count() == 0
 
 
 def test_filters_coverage_needs_ocr_and_grouping(site: dict[str, Any], page: Any) -> None:
@@ -185,6 +265,10 @@ def test_filters_coverage_needs_ocr_and_grouping(site: dict[str, Any], page: Any
         page.press("#q", "Enter")
     assert _hits(page) == [("scan.pdf", "page 1")]
     assert page.locator(".badge.ocr").inner_text() == "needs OCR"
+    # nothing to mark without a query: the page is offered as it is
+    assert page.locator(".hit details.marked summary").inner_text() == "Show the page"
+    image = page.locator(".hit details.marked img")
+    assert "q=" not in image.get_attribute("src") and "marked" not in image.get_attribute("alt")
     # Grouped by document: the volcano file once, with its two pages.
     _search(page, server, "volczq1w OR volczq2w")
     page.click("details.filters summary")
@@ -288,6 +372,66 @@ def test_cjk_and_right_to_left_text(site: dict[str, Any], page: Any) -> None:
     snippet = page.locator(".hit .snippet")
     assert HEBREW in snippet.inner_text()
     assert snippet.evaluate("el => getComputedStyle(el).direction") == "rtl"
+
+
+def test_a_hit_shows_its_folder_and_the_other_paths_of_its_copies(site: dict[str, Any], page: Any) -> None:
+    files = site["files"]
+    _search(page, site["open"], "twinword")
+    ((name, _),) = _hits(page)
+    first = files["copy-one"] if name == "copy-one.pdf" else files["copy-two"]
+    where = page.locator(".hit .where")
+    assert where.get_attribute("title") == str(first)  # the whole path, at hand
+    folder = where.inner_text()
+    shown = folder.split("/…/")
+    assert str(first.parent).endswith(shown[-1]) and (len(shown) == 1 or str(first.parent).startswith(shown[0]))
+    copies = page.locator(".hit .copies")
+    assert copies.inner_text().startswith("also at ")
+    titles = [c.get_attribute("title") for c in copies.locator("span").all()]
+    assert sorted(titles) == sorted(str(p) for p in (files["copy-one"], files["copy-two"], files["elsewhere"])
+                                    if p != first)
+    assert {t.rsplit("/", 1)[-1] for t in copies.locator("span").all_inner_texts()} == (
+        {"copy.pdf", "copy-two.pdf"} if first == files["copy-one"] else {"copy.pdf", "copy-one.pdf"})
+
+
+def test_a_hit_whose_file_is_gone_says_how_to_take_it_off(site: dict[str, Any], page: Any) -> None:
+    """The hit says so in place of its page image, with the command; its link (and
+    the image's address, opened in a tab) is an HTML page saying the same, not the
+    API's JSON."""
+    server, index, path = site["open"], site["index"], site["files"]["vanish"]
+    path.unlink()
+    mend = f"pdfindex remove --index {index} {path}"
+    _search(page, server, "vanishword")
+    assert _hits(page) == [("vanish.pdf", "page 1")]
+    notice = page.locator(".hit .gone")
+    assert "The file is gone" in notice.inner_text() and notice.locator("code").inner_text() == mend
+    assert page.locator(".hit details.marked").count() == 0
+    image = f"/api/documents/{_hash(site, path)}/pages/1.png?q=vanishword"
+    with page.expect_navigation():
+        page.click(".hit .file a")
+    for _ in range(2):
+        assert page.locator("h1").inner_text() == "This file is gone"
+        assert page.locator("main").inner_text().count(str(path)) == 2  # the path, then the command
+        assert page.locator("pre code").all_inner_texts() == [mend]
+        assert page.title() == "File gone · pdfindex"
+        page.goto(server.base_url + image)
+
+
+def test_a_hit_whose_file_changed_says_to_ingest_it_again(site: dict[str, Any], page: Any) -> None:
+    server, index, path = site["open"], site["index"], site["files"]["altered"]
+    with path.open("ab") as fh:
+        fh.write(b"\n% changed after the ingest\n")
+    _search(page, server, "alteredword")
+    assert page.locator(".hit .gone").count() == 0  # it is there; only opening it can tell it changed
+    with page.expect_navigation():
+        page.click(".hit .file a")
+    assert page.locator("h1").inner_text() == "This file has changed since it was indexed"
+    assert page.locator("pre code").all_inner_texts() == [f"pdfindex ingest --index {index} {path}"]
+
+
+def _hash(site: dict[str, Any], path: Path) -> str:
+    listing = json.loads(run_cli("list", "--json", "--index", site["index"]).stdout)
+    (doc_hash,) = [d["doc_hash"] for d in listing["documents"] if str(path) in d["paths"]]
+    return str(doc_hash)
 
 
 def test_readable_on_a_phone_width_window(site: dict[str, Any], browser: Any) -> None:

@@ -14,6 +14,7 @@ own and is left out here.
 from __future__ import annotations
 
 import html
+import io
 import json
 import os
 import re
@@ -30,6 +31,7 @@ from urllib.parse import quote, urlencode
 
 import httpx
 import pytest
+from PIL import Image
 
 from pdfindex.indexer import PageIndex, QueryError
 from pdfindex.server.access import session_value
@@ -304,6 +306,16 @@ def test_hits_sorted_by_date_or_path_have_no_score(client: httpx.Client) -> None
     assert all(isinstance(h["score"], float) and h["score"] > 0 for h in scored["hits"])
 
 
+def test_a_title_word_is_one_hit_for_its_document(corpus: Corpus, client: httpx.Client) -> None:
+    """Issue 20: a word only in a document's title matched each of its 12 pages."""
+    bravo = corpus.hashes["bravo.pdf"]
+    for grouped in ("false", "true"):
+        out = answer_json(client.get("/api/search", params={"q": "title:bravo", "by_document": grouped}))
+        assert [(h["doc_hash"], h["page"]) for h in out["hits"]] == [(bravo, 1)] and out["total"] == 1, out
+    out = answer_json(client.get("/api/search", params={"q": "book OR bravozq5w", "limit": "50"}))
+    assert sorted(h["page"] for h in out["hits"] if h["doc_hash"] == bravo) == [1, 5]  # the title, page 5's text
+
+
 def test_search_pages_follow_each_other(client: httpx.Client) -> None:
     """Pages of 4 put together are the first 20 hits, none twice; the total stays."""
     whole = answer_json(client.get("/api/search", params={"q": "filler", "limit": "20"}))
@@ -511,17 +523,51 @@ def test_pdf_of_a_failed_document_is_refused(corpus: Corpus, client: httpx.Clien
         assert "not indexed" in message
 
 
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+
+
 def test_pdf_changed_since_indexing_is_409(corpus: Corpus, client: httpx.Client) -> None:
     path = corpus.files["served/changed.pdf"]
     with path.open("ab") as fh:
         fh.write(b"\n% appended after the ingest\n")
-    message = assert_error(client.get(f"/api/documents/{corpus.hashes['served/changed.pdf']}/pdf"), 409)
-    assert "changed since it was indexed" in message and str(path) in message
+    doc = corpus.hashes["served/changed.pdf"]
+    mend = f"pdfindex ingest --index {corpus.index} {path}"  # the server's index is not the default one
+    for target in (f"/api/documents/{doc}/pdf", f"/api/documents/{doc}/pages/1.png"):
+        for accept in ({}, {"Accept": "application/json"}, {"Accept": "*/*"}):
+            message = assert_error(client.get(target, headers=accept), 409)
+            assert "changed since it was indexed" in message and str(path) in message, (target, message)
+            assert mend in message and "remove" not in message, (target, message)
+        page = unavailable_page(client.get(target, headers={"Accept": BROWSER_ACCEPT}), 409)
+        assert "has changed since it was indexed" in page and mend in page and "remove" not in page, page
 
 
 def test_pdf_deleted_is_404(corpus: Corpus, client: httpx.Client) -> None:
-    corpus.files["served/deleted.pdf"].unlink()
-    assert_error(client.get(f"/api/documents/{corpus.hashes['served/deleted.pdf']}/pdf"), 404)
+    """A file deleted (or moved) since: the index can only forget it, which is
+    `pdfindex remove PATH` (ingest --prune of a folder left empty refuses: it looks
+    like an unmounted share), not "ingest it again"."""
+    path = corpus.files["served/deleted.pdf"]
+    path.unlink()
+    doc = corpus.hashes["served/deleted.pdf"]
+    mend = f"pdfindex remove --index {corpus.index} {path}"
+    for target in (f"/api/documents/{doc}/pdf", f"/api/documents/{doc}/pages/1.png"):
+        for accept in ({}, {"Accept": "application/json"}, {"Accept": "application/json, text/html;q=0.5"}):
+            message = assert_error(client.get(target, headers=accept), 404)
+            assert str(path) in message and "gone" in message and mend in message, (target, message)
+            assert "ingest" not in message, message
+        page = unavailable_page(client.get(target, headers={"Accept": BROWSER_ACCEPT}), 404)
+        assert "This file is gone" in page and mend in page and "ingest it again" not in page, page
+
+
+def unavailable_page(r: httpx.Response, status: int) -> str:
+    """The HTML a browser gets for a hit's link whose file is gone or changed:
+    a page of the site (its style, no script), the commands as text."""
+    assert r.status_code == status, (r.status_code, r.text[:300])
+    assert r.headers["content-type"].startswith("text/html"), r.headers
+    assert_security_headers(r.headers, "an unavailable file's page")
+    text = html.unescape(r.text)
+    assert '<link rel="stylesheet" href="/static/style.css">' in r.text and "<script" not in r.text
+    assert '<a href="/">' in r.text  # back to the search
+    return text
 
 
 def test_pdf_replaced_by_a_symlink_is_refused(corpus: Corpus, client: httpx.Client) -> None:
@@ -654,6 +700,24 @@ def test_healthz_without_token(token_server: Server) -> None:
         assert c.get("/api/status").status_code == 401
 
 
+def test_the_icon_is_served_without_token_and_linked(token_server: Server) -> None:
+    """Browsers ask for /favicon.ico by themselves (also for a PDF or the API's JSON):
+    it is answered without the token (it reads nothing of the index), as is the
+    SVG the pages link to."""
+    with token_server.client(auth=False) as c:
+        r = c.get("/favicon.ico")
+        assert r.status_code == 200 and r.headers["content-type"] == "image/x-icon"
+        with Image.open(io.BytesIO(r.content)) as icon:
+            assert icon.format == "ICO" and icon.size[0] >= 16
+        form = c.get("/signin").text
+        links = re.findall(r'<link rel="icon" href="([^"]+)"', form)
+        assert "/static/favicon.svg" in links, form
+        for link in links:
+            r = c.get(link)
+            assert r.status_code == 200 and r.headers["content-type"].startswith("image/"), (link, r.status_code)
+        assert c.get("/favicon.icox").status_code != 200
+
+
 def test_openapi_lists_every_endpoint(client: httpx.Client) -> None:
     spec = answer_json(client.get("/openapi.json"))
     for route in API_ROUTES:
@@ -688,6 +752,40 @@ def test_token_required(corpus: Corpus, token_server: Server) -> None:
             assert r.status_code == 200 and answer_json(r)["total"] == 1
         r = c.get(f"/api/documents/{doc}/pdf", headers={"Authorization": f"Bearer {TOKEN}"})
         assert r.status_code == 200 and r.content == corpus.files["alpha report.pdf"].read_bytes()
+
+
+def test_a_wrong_token_is_told_apart_from_none(token_server: Server) -> None:
+    """No token: one is required. A wrong one, or a session cookie of another token:
+    it is wrong (RFC 6750's invalid_token), without repeating what was sent."""
+    wrong = "guessed-token-4242"
+    with token_server.client(auth=False) as c:
+        for path in ("/api/status", "/openapi.json"):
+            r = c.get(path)
+            assert "a token is required" in assert_error(r, 401)
+            assert "invalid_token" not in r.headers["www-authenticate"]
+            r = c.get(path, headers={"Authorization": f"Bearer {wrong}"})
+            message = assert_error(r, 401)
+            assert "wrong" in message and "required" not in message and wrong not in r.text, message
+            assert 'error="invalid_token"' in r.headers["www-authenticate"]
+            r = c.get(path, headers={"Cookie": f"pdfindex_session={session_value(wrong)}"})
+            message = assert_error(r, 401)
+            assert "session" in message and "sign in again" in message and "required" not in message, message
+            assert session_value(wrong) not in r.text
+            for malformed in (f"Basic {TOKEN}", TOKEN, "Bearer"):
+                message = assert_error(c.get(path, headers={"Authorization": malformed}), 401)
+                assert "Bearer <token>" in message and TOKEN not in message, (malformed, message)
+        # The page: to the sign-in form, which says what was wrong.
+        for headers, said in (({"Authorization": f"Bearer {wrong}"}, "not the token this server was started with"),
+                              ({"Cookie": f"pdfindex_session={session_value(wrong)}"}, "no longer valid")):
+            r = c.get("/", params={"q": "alphazq1w"}, headers=headers)
+            assert r.status_code == 303 and r.headers["location"].startswith("/signin?"), r.headers
+            form = c.get(r.headers["location"])
+            assert form.status_code == 200 and said in html.unescape(form.text), form.text
+            assert wrong not in form.text
+        form = c.get(c.get("/", params={"q": "alphazq1w"}).headers["location"])
+        assert 'class="error"' not in form.text  # nothing sent: nothing was wrong
+        # A reason the server did not give is not shown.
+        assert 'class="error"' not in c.get("/signin", params={"why": "<b>made up</b>"}).text
 
 
 def test_token_from_the_environment(corpus: Corpus) -> None:
@@ -801,10 +899,77 @@ def test_a_bad_token_is_refused_at_start(corpus: Corpus, args: list[str]) -> Non
     assert "token" in r.stderr and "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
 
 
+def test_a_port_in_use_is_one_line_and_status_1(corpus: Corpus) -> None:
+    """Bound before anything is said: no "serving on" for a server that never
+    served, no uvicorn traceback, and 1 (an error), not 3 (a password problem)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = run_cli("serve", "--index", corpus.index, "--port", str(port), timeout=60)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert r.stderr == f"pdfindex: cannot serve on 127.0.0.1:{port}: address already in use (choose another --port)\n"
+
+
 def test_a_short_token_in_the_environment_is_refused_at_start(corpus: Corpus) -> None:
     r = run_cli("serve", "--index", corpus.index, "--port", str(free_port()),
                 env=cli_env(PDFINDEX_API_TOKEN="short"), timeout=30)
     assert r.returncode == 2 and "token" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+# ---- passwords ---------------------------------------------------------------------------------
+
+PASSWORD = "pw-4f1c9-never-shown"
+
+
+@pytest.fixture(scope="module")
+def locked_index(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """An index of one encrypted file (ingested with its password); the password
+    file, behind a wrong password; the document's hash."""
+    root = tmp_path_factory.mktemp("locked")
+    write(root / "docs" / "locked.pdf", encrypted_pdf("kilo", 2, user=PASSWORD))
+    passwords = root / "passwords.txt"
+    passwords.write_text("wrong-one\n" + PASSWORD + "\n")
+    r = run_cli("ingest", root / "docs", "--index", root / "index", "--password-file", passwords)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (doc,) = cli_json("list", "--json", "--index", root / "index")["documents"]
+    assert doc["status"] == "indexed"
+    return root / "index", passwords, doc["doc_hash"]
+
+
+def test_page_images_of_encrypted_files_with_the_password_file(locked_index: tuple[Path, Path, str]) -> None:
+    """The /pdf of an encrypted file is served (the browser asks its password);
+    its page image needs the server to know the password: --password-file, or
+    PDFINDEX_PASSWORD_FILE as for ingest. No answer and no log line holds it."""
+    index, passwords, doc = locked_index
+    image = f"/api/documents/{doc}/pages/2.png?q=kilozq2w"
+    with serving(index, extra=["--password-file", str(passwords)], log_dir=index.parent) as s, s.client() as c:
+        r = c.get(image)
+        assert r.status_code == 200 and r.headers["content-type"] == "image/png", r.text[:300]
+        assert r.content.startswith(b"\x89PNG")
+        assert c.get(f"/api/documents/{doc}/pdf").status_code == 200
+        stderr = s.stderr
+    assert PASSWORD not in stderr and str(passwords) not in stderr
+    with serving(index, env=cli_env(PDFINDEX_PASSWORD_FILE=str(passwords)), log_dir=index.parent) as s, \
+            s.client() as c:
+        assert c.get(image).status_code == 200
+    other = index.parent / "other-passwords.txt"
+    other.write_text("not-this-one\n")
+    with serving(index, extra=["--password-file", str(other)], log_dir=index.parent) as s, s.client() as c:
+        r = c.get(image)
+        assert "no known password opens it" in assert_error(r, 409)
+        assert PASSWORD not in r.text and "not-this-one" not in r.text
+        assert "not-this-one" not in s.stderr
+
+
+def test_an_unreadable_password_file_is_refused_at_start(locked_index: tuple[Path, Path, str]) -> None:
+    index, _, _ = locked_index
+    missing = index.parent / "no-such-passwords.txt"
+    for argv, env in ((["--password-file", str(missing)], None),
+                      ([], cli_env(PDFINDEX_PASSWORD_FILE=str(missing)))):
+        r = run_cli("serve", "--index", index, "--port", str(free_port()), *argv, env=env, timeout=60)
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        assert r.stderr == f"pdfindex: {missing}: cannot read password file: No such file or directory\n"
 
 
 # ---- Host header ------------------------------------------------------------------------------
