@@ -10,11 +10,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import sys
 import time
 from collections.abc import Iterator
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from pdfindex import config
@@ -23,6 +21,8 @@ from .search_cmd import _index_arg, _user_errors, path_arg
 from .terminal import shown
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from pdfindex.workers.progress import Summary
 
 
@@ -121,6 +121,8 @@ def _sigterm_as_ctrl_c() -> Iterator[list[str]]:
     and its pool processes wrote tracebacks into closed pipes. The list yielded gets
     the signal's name once it came. Only the first SIGTERM interrupts (a second must
     not cut the commit short); a process forked meanwhile dies of it as by default."""
+    import signal  # noqa: PLC0415 - `search` and `list` start without it
+
     received: list[str] = []
     owner = os.getpid()
 
