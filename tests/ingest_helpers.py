@@ -262,7 +262,7 @@ def ingest(index: Path, *paths: str | Path, env: dict[str, str] | None = None, t
     if check:
         # 0 when every file is indexed or unchanged, 5 (cli/errors.py EXIT_INCOMPLETE)
         # exactly when the summary names failures or paths not found or not pruned.
-        incomplete = re.search(r"^  (FAILED|NOT FOUND|NOT PRUNED) ", r.stdout, re.M) is not None
+        incomplete = re.search(r"^  (FAILED|NOT FOUND|NOT A PDF|NOT PRUNED) ", r.stdout, re.M) is not None
         assert r.returncode == (5 if incomplete else 0), f"ingest failed ({r.returncode}):\n{r.stdout}\n{r.stderr}"
         assert "Traceback" not in r.stderr, r.stderr
     return r
