@@ -2,9 +2,12 @@
 document, and highlights computed only for the hits being shown."""
 from __future__ import annotations
 
+import bisect
 import itertools
+import math
 import time
 import weakref
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -16,6 +19,7 @@ from whoosh.searching import Searcher
 
 from .exact import RERANK_WINDOW, TypedForms, rerank, typed_forms
 from .errors import QueryError
+from .folding import MetadataFolding, Walk, metadata_folding
 from .phrase import PAIR_FIELDS, AdjacentPhrase
 from .query import bound_expansions, parse, suggest
 from .listing import ListFilters, list_page_groups, list_pages
@@ -113,18 +117,23 @@ def _hit(whoosh_hit: WhooshHit, with_snippet: bool, scored: bool) -> Hit:
 
 
 class _FilteredDeadlineCollector(FilterCollector):
-    """Keeps the documents the filters allow and stops at a deadline. One loop does
-    both: Whoosh's TimeLimitCollector iterates matches itself and so bypasses a
+    """Keeps the documents the filters allow, one page for a document matched only
+    by its metadata (indexer/folding.py), and stops at a deadline. One loop does
+    all: Whoosh's TimeLimitCollector iterates matches itself and so bypasses a
     FilterCollector inside it, and its SIGALRM mode only works in a main thread."""
 
-    def __init__(self, child: Any, allow: Query | None, restrict: set[int] | None, timelimit: float) -> None:
+    def __init__(self, child: Any, allow: Query | None, restrict: set[int] | None, timelimit: float,
+                 folding: MetadataFolding | None = None) -> None:
         super().__init__(child, allow=allow, restrict=restrict)
         self.timelimit = timelimit
         self.deadline = 0.0
+        self.folding = folding
+        self._walk: Walk | None = None
 
     def prepare(self, top_searcher: Searcher, q: Query, context: Any) -> None:
         super().prepare(top_searcher, q, context)
         self.deadline = time.monotonic() + self.timelimit
+        self._walk = None if self.folding is None else self.folding.walk()
 
     def _kept(self, docnum: int) -> bool:
         # FilterCollector itself reads an empty allow set as "no filter".
@@ -132,17 +141,39 @@ class _FilteredDeadlineCollector(FilterCollector):
         return (allow is None or docnum in allow) and (restrict is None or docnum not in restrict)
 
     def all_ids(self) -> Any:
-        return (docnum for docnum in self.child.all_ids() if self._kept(docnum))
+        # A top-N collector matches the query again (ascending): fold that walk too.
+        # Any other kept what it collected, folded already.
+        if self.folding is not None and isinstance(self.child, TopCollector):
+            return self._folded_ids(self.folding.walk())
+        kept = self._kept
+        return (docnum for docnum in self.child.all_ids() if kept(docnum))
+
+    def _folded_ids(self, walk: Walk) -> Iterator[int]:
+        kept, offsets = self._kept, walk.folding.offsets
+        segment, start, end, metadata = -1, 0, -1.0, frozenset[int]()
+        for docnum in self.child.all_ids():
+            if docnum >= end:  # into the next segment (empty ones are never in it)
+                segment = bisect.bisect_right(offsets, docnum) - 1
+                start = offsets[segment]
+                end = offsets[segment + 1] if segment + 1 < len(offsets) else math.inf
+                metadata = walk.folding.metadata_matches(segment)
+            if kept(docnum) and (docnum - start not in metadata or walk.keep_metadata_match(segment, docnum - start)):
+                yield docnum
 
     def count(self) -> int:
         return sum(1 for _ in self.all_ids())
 
     def collect_matches(self) -> None:
-        child, offset, deadline, kept = self.child, self.offset, self.deadline, self._kept
+        child, offset, deadline, kept, walk = self.child, self.offset, self.deadline, self._kept, self._walk
+        metadata: frozenset[int] = frozenset()
+        if walk is not None:  # this segment's pages that match a metadata word
+            segment = bisect.bisect_right(walk.folding.offsets, offset) - 1
+            metadata = walk.folding.metadata_matches(segment)
         for n, sub_docnum in enumerate(child.matches(), 1):
             if n % 256 == 0 and time.monotonic() > deadline:
                 raise TimeLimit
-            if kept(offset + sub_docnum):
+            if kept(offset + sub_docnum) and (sub_docnum not in metadata
+                                              or walk.keep_metadata_match(segment, sub_docnum)):  # type: ignore[union-attr]
                 child.collect(sub_docnum)
 
 
@@ -170,7 +201,8 @@ def _has_phrase(query: Query, schema: Any) -> bool:
 
 
 def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: int | None) -> tuple[Any, bool]:
-    allow, restrict = _filters(searcher, options, _searches_records(query))
+    records = _searches_records(query)
+    allow, restrict = _filters(searcher, options, records)
     # Skipping blocks by quality hardly skips for a phrase (every block of two common
     # words holds a page that scores high), and then the total needs a second pass:
     # without skipping, the collector counts every match as it goes.
@@ -180,7 +212,8 @@ def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: in
         # Nor may it drop sub-matchers that cannot reach the top N (``replace``):
         # their matches would be missing from the count.
         child.replace = 0
-    collector = _FilteredDeadlineCollector(child, allow, restrict, options.timeout)
+    folding = None if records else metadata_folding(searcher, query)
+    collector = _FilteredDeadlineCollector(child, allow, restrict, options.timeout, folding)
     partial = False
     try:
         searcher.search_with_collector(query, collector)

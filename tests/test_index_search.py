@@ -27,7 +27,9 @@ from pdfindex.indexer import (
     Status,
 )
 from pdfindex.indexer.mapped import MappedFile
+from tests.builders import font_resources, mono_font, text_line
 from tests.index_helpers import GB, JIS, KS, cjk_pdf, extracted, folded, page, record, sha
+from tests.pdfwriter import PdfWriter
 
 # ---- the library -------------------------------------------------------------------
 
@@ -171,25 +173,26 @@ def test_fuzzy(library: Library) -> None:
 
 
 def test_title_field(library: Library) -> None:
-    assert search(library, "title:annual") == pages_of(ANNUAL, 1, 2, 3)
-    assert search(library, "title:guide") == pages_of(GUIDE, 1, 2, 3)
+    # A word found only in the title: one hit for the document, its first page.
+    assert search(library, "title:annual") == pages_of(ANNUAL, 1)
+    assert search(library, "title:guide") == pages_of(GUIDE, 1)
     # Titles are searched by default too.
-    assert pages_of(NOTES, 1, 2, 3) <= search(library, "travel")
+    assert pages_of(NOTES, 1) <= search(library, "travel")
 
 
 def test_filename_field(library: Library) -> None:
-    assert search(library, "filename:annual") == pages_of(ANNUAL, 1, 2, 3)
-    assert search(library, "filename:city") == pages_of(GUIDE, 1, 2, 3)
+    assert search(library, "filename:annual") == pages_of(ANNUAL, 1)
+    assert search(library, "filename:city") == pages_of(GUIDE, 1)
 
 
 def test_filename_field_finds_the_last_word_before_the_extension(library: Library) -> None:
-    assert search(library, "filename:notes") == pages_of(NOTES, 1, 2, 3)
-    assert search(library, "filename:guide") == pages_of(GUIDE, 1, 2, 3)
+    assert search(library, "filename:notes") == pages_of(NOTES, 1)
+    assert search(library, "filename:guide") == pages_of(GUIDE, 1)
 
 
 def test_producer_field(library: Library) -> None:
-    assert search(library, "producer:libreoffice") == pages_of(ANNUAL, 1, 2, 3) | pages_of(GUIDE, 1, 2, 3)
-    assert search(library, "producer:word") == pages_of(NOTES, 1, 2, 3)
+    assert search(library, "producer:libreoffice") == pages_of(ANNUAL, 1) | pages_of(GUIDE, 1)
+    assert search(library, "producer:word") == pages_of(NOTES, 1)
 
 
 def test_field_and_text_combined(library: Library) -> None:
@@ -311,9 +314,10 @@ def test_needs_ocr_filter(library: Library) -> None:
 
 
 def test_page_without_text_layer_is_kept_by_needs_ocr_and_dropped_by_min_coverage(library: Library) -> None:
-    # filename:receipt matches both pages of the scan, including page 1 (no glyphs, coverage None).
-    assert search(library, "filename:receipt") == pages_of(RECEIPT, 1, 2)
-    assert search(library, "filename:receipt", needs_ocr=True) == pages_of(RECEIPT, 1, 2)
+    # filename:receipt matches both pages of the scan, including page 1 (no glyphs,
+    # coverage None); by the file name alone, so as one hit: the first page let through.
+    assert search(library, "filename:receipt") == pages_of(RECEIPT, 1)
+    assert search(library, "filename:receipt", needs_ocr=True) == pages_of(RECEIPT, 1)
     assert search(library, "filename:receipt", min_coverage=0.0) == pages_of(RECEIPT, 2)
     hit = next(h for h in library.ix.search("filename:receipt").hits if h.page == 1)
     assert hit.coverage is None and hit.needs_ocr
@@ -360,8 +364,8 @@ def test_filters_combine(library: Library) -> None:
 def test_file_records_are_never_page_hits(library: Library) -> None:
     # Every record carries title, filename and producer too; only pages are hits.
     result = library.ix.search("title:annual", SearchOptions(limit=100))
-    assert result.total == 3
-    assert all(h.page >= 1 for h in result.hits)
+    assert result.total == 1
+    assert found(result) == pages_of(ANNUAL, 1)
 
 
 # ---- pagination, grouping ----------------------------------------------------------------
@@ -712,3 +716,94 @@ def test_segments_are_read_from_maps_without_copies(library: Library, query: str
         assert fresh.document(first) == library.ix.document(first)
     finally:
         fresh.close()
+
+
+# ---- a word found only in a document's metadata: one hit for the document (issue 20) -------------------
+
+BOOK = "/shelf/free-culture.pdf"  # title "Free Culture", author Lessig; "culture" in the text of pages 3 and 7
+ESSAY = "/shelf/essay.pdf"  # "culture" in the text of page 1
+MANY = "/shelf/many.pdf"  # "culture" n times on page n
+BOOK_PAGES = 40
+
+
+def _lines_pdf(pages: list[list[str]]) -> bytes:
+    w = PdfWriter()
+    res = font_resources(mono_font(w))
+    for lines in pages:
+        w.add_page(b"".join(text_line(72, 700 - 20 * i, b"(%s) Tj" % line.encode()) for i, line in enumerate(lines)),
+                   resources=res)
+    return w.to_bytes()
+
+
+def _book_page(n: int) -> list[str]:
+    if n == 1:
+        return ["preface and thanks"]
+    return [f"chapter {n} of the book", "culture is what we share" if n in (3, 7) else "plain filler words"]
+
+
+@pytest.fixture(scope="module")
+def shelf(tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
+    ix = PageIndex(tmp_path_factory.mktemp("shelf") / "index")
+    with ix.writer() as writer:
+        writer.add(*extracted(_lines_pdf([_book_page(n) for n in range(1, BOOK_PAGES + 1)]), BOOK,
+                              title="Free Culture", author="Lawrence Lessig"))
+        writer.add(*extracted(_lines_pdf([["culture culture and more culture"], ["an essay page"]]), ESSAY,
+                              title="An Essay"))
+        writer.add(*extracted(_lines_pdf([[" ".join(["culture"] * n + ["word"] * (30 - n))] for n in range(1, 21)]),
+                              MANY))
+    return ix
+
+
+def _shown(result: SearchResult) -> list[tuple[str, int]]:
+    return [(h.path, h.page) for h in result.hits]
+
+
+@pytest.mark.parametrize("query", ["title:culture", "author:lessig", 'title:"free culture"', "filename:free",
+                                   "free", '"free culture"'])
+def test_a_word_only_in_the_metadata_is_one_hit_for_the_document(shelf: PageIndex, query: str) -> None:
+    """``title:culture`` gave every page of the book, all with one score; now its
+    first page, once, in the hits, the total and the count."""
+    for exact in (False, True):
+        result = shelf.search(query, SearchOptions(limit=100, exact_count=exact))
+        assert _shown(result) == [(BOOK, 1)], query
+        assert result.total == 1 and not result.total_is_lower_bound
+    for sort in ("date", "path"):
+        assert _shown(shelf.search(query, SearchOptions(sort=sort))) == [(BOOK, 1)]
+    grouped = shelf.search(query, SearchOptions(by_document=True))
+    assert grouped.total == 1 and [[h.page for h in g.pages] for g in grouped.groups] == [[1]]
+
+
+def test_the_first_page_the_query_lets_through_stands_for_the_document(shelf: PageIndex) -> None:
+    assert _shown(shelf.search("title:culture -preface")) == [(BOOK, 2)]
+    assert _shown(shelf.search("title:culture -chapter")) == [(BOOK, 1)]
+
+
+def test_pages_whose_own_text_matches_keep_their_hits(shelf: PageIndex) -> None:
+    result = shelf.search("culture", SearchOptions(limit=100))
+    book = [page for path, page in _shown(result) if path == BOOK]
+    assert sorted(book) == [1, 3, 7]  # 3 and 7 by their text, 1 for the title alone
+    assert book[-1] == 1  # ranked as the one title match it is, below the pages that also hold the word
+    assert {page for path, page in _shown(result) if path == MANY} == set(range(1, 21))
+    assert {page for path, page in _shown(result) if path == ESSAY} == {1}
+    assert result.total == len(result.hits) == 20 + 3 + 1
+    hits = {(h.path, h.page): h for h in result.hits}
+    assert hits[(BOOK, 3)].spans and not hits[(BOOK, 1)].spans  # the title's page has no match in its text
+    assert hits[(BOOK, 1)].snippet.startswith("preface")
+    assert _shown(shelf.search("title:culture culture", SearchOptions(limit=100))) == [(BOOK, 3), (BOOK, 7), (BOOK, 1)]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_totals_and_pages_agree_when_the_top_is_full(shelf: PageIndex, exact: bool) -> None:
+    """A limit below the matches: the total is counted in a second pass over every
+    match (the top-N collector skips blocks), which folds the title's pages too."""
+    everything = _shown(shelf.search("culture", SearchOptions(limit=100)))
+    paged: list[tuple[str, int]] = []
+    for offset in range(0, 30, 4):
+        part = shelf.search("culture", SearchOptions(limit=4, offset=offset, exact_count=exact))
+        assert part.total == 24 and not part.total_is_lower_bound
+        paged += _shown(part)
+    assert paged == everything
+    grouped = shelf.search("culture", SearchOptions(by_document=True, limit=1, offset=1))
+    assert grouped.total == 3
+    whole = shelf.search("culture", SearchOptions(by_document=True))
+    assert {g.path: sorted(h.page for h in g.pages) for g in whole.groups}[BOOK] == [1, 3, 7]
