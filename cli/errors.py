@@ -9,6 +9,9 @@ from __future__ import annotations
 #: broker unreachable (``ingest``, ``status`` and ``pdfindex worker`` alike: a worker
 #: that cannot start is not a bad command line).
 EXIT_ERROR = 1
+#: ``search --fail-if-none`` matched nothing: grep's status for no match (an error is
+#: 1 too, and says so on stderr; this prints the search's answer and nothing there).
+EXIT_NONE_FOUND = 1
 #: argparse's status for a bad command line; a query or option value that cannot be
 #: read is one too.
 EXIT_USAGE = 2

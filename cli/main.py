@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from pdfindex import config
 from . import ingest_cmd, list_cmd, search_cmd, serve_cmd
-from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASSWORD, CliError
+from .errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASSWORD, EXIT_USAGE, CliError
 from .terminal import shown
 
 #: Commands that read no settings: a bad PDFINDEX_* value must not stop them.
@@ -136,9 +136,17 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     argparse stops a positional list at the first option, so the words after it come
     back unrecognised and are added to the query. Anything else unknown is an error."""
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = next((n for n, word in enumerate(words) if not word.startswith("-")), None)
+    if command is not None and words[command] == "search":
+        word = search_cmd.query_word_taken_for_option(words[command + 1:])
+        if word is not None:  # argparse would answer with its usage, or read -hello as -h
+            parser.exit(EXIT_USAGE, f"pdfindex: {search_cmd.dash_word_error(word)}\n")
+    args, extra = parser.parse_known_args(words)
     if extra:
-        if args.command != "search" or any(word.startswith("-") for word in extra):
+        if args.command == "search" and (dashed := [word for word in extra if word.startswith("-")]):
+            parser.exit(EXIT_USAGE, f"pdfindex: {search_cmd.dash_word_error(dashed[0])}\n")
+        if args.command != "search":
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.query = " ".join(part for part in (args.query, *extra) if part)
     return args

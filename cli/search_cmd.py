@@ -6,14 +6,15 @@ load Whoosh.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pdfindex import config
-from .errors import EXIT_STORAGE, EXIT_USAGE, CliError
+from .errors import EXIT_NONE_FOUND, EXIT_STORAGE, EXIT_USAGE, CliError
 from .list_cmd import (
     coverage_arg,
     limit_arg,
@@ -67,6 +68,33 @@ examples:
   pdfindex search 'error:password status:encrypted' --json"""
 
 
+#: The one-letter options of ``search``: its -h, and the -v/-q every command takes
+#: (cli/main.py). A test checks them against the parser.
+SHORT_OPTIONS = frozenset("hvq")
+_NEGATIVE_NUMBER = re.compile(r"-\d+(?:[.,]\d+)*")
+
+
+def query_word_taken_for_option(words: Sequence[str]) -> str | None:
+    """A search's query word that starts with "-" and comes before any "--" (the
+    command line after the word ``search``), or None. argparse reads "-free" as an
+    unknown option, "-quality" as -q given an argument and "-hello" as -h, and
+    answers with its usage: the CLI names the word and says to put it after "--"
+    instead. A word of one-letter options only (-v, -vv) is left to argparse."""
+    for word in words:
+        if word == "--":
+            return None
+        if (word.startswith("-") and not word.startswith("--") and len(word) > 2
+                and not _NEGATIVE_NUMBER.fullmatch(word) and not set(word[1:]) <= SHORT_OPTIONS):
+            return word
+    return None
+
+
+def dash_word_error(word: str) -> str:
+    """The one line for a query word taken for an option."""
+    return (f'search: {word} is not an option (pdfindex search --help lists them); a query starting with "-" '
+            f'goes after "--", as in: pdfindex search -- {word}')
+
+
 class _JoinWords(argparse.Action):
     """The positional words as one query string (``pdfindex search free culture``)."""
 
@@ -96,6 +124,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--until", type=until_arg, help="files dated on or before this (a day given alone is included)")
     p.add_argument("--sort", choices=("score", "date", "path"), default="score",
                    help="order of hits: score (default), date (newest first) or path")
+    p.add_argument("--fail-if-none", action="store_true",
+                   help="exit with status 1 when nothing matched (as grep does), for scripts")
     p.add_argument("--exact-count", action="store_true",
                    help=f"count every match (by default counting stops at {COUNT_CAP:,}, shown as {COUNT_CAP:,}+)")
     p.add_argument("--json", action="store_true", help="the hits as JSON (docs/json.md), highlights as offsets")
@@ -201,8 +231,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         write_json(result_json(result))
     else:
-        _print_result(result, bold=use_color())
-    return 0
+        _print_result(result, args.offset, bold=use_color())
+    return EXIT_NONE_FOUND if args.fail_if_none and not result.total else 0
 
 
 def total_text(total: int, lower_bound: bool) -> str:
@@ -255,7 +285,7 @@ def _about(hit: Hit) -> str:
     return f"    {' · '.join(parts)}\n" if parts else ""
 
 
-def _print_result(result: SearchResult, bold: bool) -> None:
+def _print_result(result: SearchResult, offset: int, bold: bool) -> None:
     out = sys.stdout
     if result.groups:
         for group in result.groups:
@@ -264,18 +294,32 @@ def _print_result(result: SearchResult, bold: bool) -> None:
             out.write(f"{shown(group.path)}  pages {numbers}{_score(group.score)}\n")
             out.write(_about(best))
             out.write(f"    p.{best.page} ({_coverage(best.coverage)}): {_marked(best, bold)}\n")
-        unit = "documents"
+        unit, shown_count = "document", len(result.groups)
     else:
         for hit in result.hits:
             out.write(f"{shown(hit.path)}  p.{hit.page}{_score(hit.score)}  {_coverage(hit.coverage)}\n")
             out.write(_about(hit))
             out.write(f"    {_marked(hit, bold)}\n")
-        unit = "pages"
-    out.write(f"{total_text(result.total, result.total_is_lower_bound)} {unit} matched in {result.took:.3f} s\n")
+        unit, shown_count = "page", len(result.hits)
+    plural = "" if result.total == 1 and not result.total_is_lower_bound else "s"
+    out.write(f"{total_text(result.total, result.total_is_lower_bound)} {unit}{plural} matched in {result.took:.3f} s"
+              f"{_showing(result, offset, shown_count)}\n")
     if result.note:
         out.write(f"note: {shown(result.note)}\n")
     if result.suggestion:
         out.write(f"did you mean: {shown(result.suggestion)}\n")
+
+
+def _showing(result: SearchResult, offset: int, count: int) -> str:
+    """Which of the matches are shown, when not all of them: ", showing 11-20
+    (--offset 20 for more)"."""
+    if not result.total or (offset == 0 and count >= result.total and not result.total_is_lower_bound):
+        return ""
+    if not count:
+        return f", showing none (--offset {offset} is past the last)"
+    shown_range = f"{offset + 1}" if count == 1 else f"{offset + 1}-{offset + count}"
+    more = offset + count < result.total or result.total_is_lower_bound
+    return f", showing {shown_range}" + (f" (--offset {offset + count} for more)" if more else "")
 
 
 def human_size(size: int) -> str:

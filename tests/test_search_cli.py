@@ -285,3 +285,80 @@ def test_hits_sorted_by_date_or_path_have_no_score(home: Path, index: Path, sort
     scored = search_json(home, index, "revenue")
     assert all(isinstance(h["score"], float) and 0 < h["score"] < 100 for h in scored["hits"])
     assert "  score " in run(home, "search", "revenue", "--index", index).stdout
+
+
+@pytest.mark.parametrize("words", [["-free"], ["revenue", "-table"], ["-quality"], ["-vague"], ["-hello"],
+                                   ["--free"], ["-x"]])
+def test_a_query_word_starting_with_a_dash_asks_for_double_dash(home: Path, index: Path, words: list[str]) -> None:
+    """``search -free`` printed argparse's usage (or read -quality as -q, -hello as
+    -h): one line now, saying that such a query goes after ``--``."""
+    proc = run(home, "search", *words, "--index", index)
+    line = _one_error_line(proc, status=2)
+    dashed = next(w for w in words if w.startswith("-"))
+    assert f"{dashed} is not an option" in line and "pdfindex search -- " in line, line
+    assert proc.stdout == "" and "usage" not in proc.stderr
+    after = run(home, "search", "--index", index, "--", *words)  # what the line says to do
+    assert after.returncode == 0, after.stderr
+
+
+def test_short_options_still_work_beside_query_words(home: Path, index: Path) -> None:
+    for options in (["-v"], ["-vv"], ["-q"]):
+        proc = run(home, "search", *options, "revenue", "--index", index)
+        assert proc.returncode == 0, (options, proc.stderr)
+        assert "3 pages matched" in proc.stdout
+
+
+def _summary(home: Path, index: Path, *args: str) -> str:
+    proc = run(home, "search", *args, "--index", index)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()[-1]
+
+
+def test_the_count_line_says_page_or_pages_and_what_is_shown(home: Path, index: Path) -> None:
+    assert re.fullmatch(r"1 page matched in \d+\.\d+ s", _summary(home, index, "strongly"))
+    assert re.fullmatch(r"1 document matched in \d+\.\d+ s", _summary(home, index, "strongly", "--by-document"))
+    assert re.fullmatch(r"3 pages matched in \d+\.\d+ s", _summary(home, index, "revenue"))
+    assert re.fullmatch(r"3 pages matched in \d+\.\d+ s, showing 1-2 \(--offset 2 for more\)",
+                        _summary(home, index, "revenue", "--limit", "2"))
+    assert re.fullmatch(r"3 pages matched in \d+\.\d+ s, showing 3",
+                        _summary(home, index, "revenue", "--limit", "2", "--offset", "2"))
+    assert re.fullmatch(r"3 pages matched in \d+\.\d+ s, showing none \(--offset 5 is past the last\)",
+                        _summary(home, index, "revenue", "--offset", "5"))
+    assert re.fullmatch(r"2 documents matched in \d+\.\d+ s, showing 1 \(--offset 1 for more\)",
+                        _summary(home, index, "revenue", "--by-document", "--limit", "1"))
+
+
+def test_fail_if_none_exits_1_when_nothing_matched(home: Path, index: Path) -> None:
+    """Like grep: a script can test for hits. Off by default (a search that finds
+    nothing has done its job)."""
+    for extra in ([], ["--json"]):
+        proc = run(home, "search", "nonexistentword", "--fail-if-none", *extra, "--index", index)
+        assert proc.returncode == 1 and proc.stderr == "", proc.stderr
+        if extra:
+            assert json.loads(proc.stdout)["total"] == 0
+        else:
+            assert proc.stdout.splitlines()[-1].startswith("0 pages matched")
+        assert run(home, "search", "revenue", "--fail-if-none", *extra, "--index", index).returncode == 0
+        assert run(home, "search", "nonexistentword", *extra, "--index", index).returncode == 0
+    beyond = run(home, "search", "revenue", "--offset", "10", "--fail-if-none", "--index", index)
+    assert beyond.returncode == 0  # pages matched, though none is shown
+
+
+def test_the_dash_check_knows_the_one_letter_options_of_search() -> None:
+    import argparse
+
+    from pdfindex.cli.main import build_parser
+    from pdfindex.cli.search_cmd import SHORT_OPTIONS
+
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    search = sub.choices["search"]
+    assert {o[1] for a in search._actions for o in a.option_strings if len(o) == 2 and o[1] != "-"} == SHORT_OPTIONS
+
+
+def test_a_title_word_is_one_hit_for_its_document(home: Path, index: Path) -> None:
+    """Issue 20: a word only in the title matched every page of the report."""
+    out = search_json(home, index, "title:annual")
+    assert _pages(out) == {(REPORT, 1)} and out["total"] == 1
+    grouped = search_json(home, index, "title:annual", "--by-document")
+    assert [d["pages"] for d in grouped["documents"]] == [[1]] and grouped["total"] == 1
+    assert re.fullmatch(r"1 page matched in \d+\.\d+ s", _summary(home, index, "title:annual"))
