@@ -194,7 +194,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             path_glob=resolve_path_glob(args.path_glob) if args.path_glob is not None else None,
             since=args.since, until=args.until, problem=args.problem,
         )
-        with open_index(args) as index:
+        with open_index(args, reading=True) as index:
             listing = (index.list_pages if args.pages else index.list_documents)(filters, args.limit, args.offset)
     if args.json:
         write_json(listing_json(listing, args.pages))

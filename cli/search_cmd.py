@@ -26,6 +26,7 @@ from .list_cmd import (
 )
 from .shapes import result_json, status_json
 from .terminal import shown, write_json
+from .writer_index import say_which
 
 if TYPE_CHECKING:
     from pdfindex.indexer import Hit, PageIndex, SearchResult
@@ -202,16 +203,21 @@ def _user_errors() -> Iterator[None]:
         raise CliError(str(exc)) from None
 
 
-def open_index(args: argparse.Namespace, *, create: bool = False) -> PageIndex:
+def open_index(args: argparse.Namespace, *, create: bool = False, reading: bool = False) -> PageIndex:
+    """The index of ``--index`` or PDFINDEX_INDEX_DIR. ``reading`` (search, list): in
+    distributed mode, say on stderr whether it is the writer's (cli/writer_index.py)."""
     from pdfindex.indexer import PageIndex  # noqa: PLC0415
 
     settings = config.load()
     root = args.index or settings.index_dir
     try:
         # searched in the language it was built with
-        return PageIndex(root, None, create=create)
+        index = PageIndex(root, None, create=create)
     except FileNotFoundError:
         raise CliError(f"no index at {shown(str(root))}; ingest some PDFs first (or pass --index)") from None
+    if reading:
+        say_which(index, settings, getattr(args, "quiet", False))
+    return index
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -222,7 +228,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         path_glob = resolve_path_glob(args.path_glob) if args.path_glob is not None else None
         if args.since is not None and args.until is not None and args.since > args.until:
             raise CliError("--since is after --until: nothing can match", EXIT_USAGE)
-        with open_index(args) as index:
+        with open_index(args, reading=True) as index:
             result = index.search(args.query, SearchOptions(
                 limit=args.limit, offset=args.offset, by_document=args.by_document, min_coverage=args.min_coverage,
                 needs_ocr=args.needs_ocr, path_glob=path_glob, timeout=settings.search_timeout,
@@ -346,10 +352,23 @@ def cmd_status(args: argparse.Namespace) -> int:
     _print_counts(report, size_inline=True)
     if report["queues"] is not None:
         print("queues:    " + "  ".join(f"{k}: {v}" for k, v in report["queues"].items()))
+        print(f"writer:    {_writer_line(report)}")
     for failure in report["failures"]:
         print(f"  {failure['status']} {shown(failure['path'])}: {shown(failure['error'])} "
               f"(attempts: {failure['attempts']})")
     return 0
+
+
+def _writer_line(report: dict[str, Any]) -> str:
+    """The index the broker's writer announced, and whether it is this one."""
+    writer = report["writer_index"]
+    if writer is None:
+        return "no index writer has started on this broker yet"
+    line = (f"{shown(writer['path'])} on {shown(writer['host'])} (id {writer['id'][:12]}), "
+            f"{'running' if writer['running'] else 'not running'}")
+    if writer["id"] != report["index_id"]:
+        line += " - NOT this index: set PDFINDEX_INDEX_DIR to the writer's index folder"
+    return line
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -367,7 +386,8 @@ def _count(n: int, unit: str) -> str:
 
 def _print_counts(report: dict[str, Any], size_inline: bool) -> None:
     size = human_size(report["size_bytes"])
-    print(f"index:     {shown(report['location'])}" + (f" ({size})" if size_inline else ""))
+    print(f"index:     {shown(report['location'])}" + (f" ({size})" if size_inline else "")
+          + (f"  id {report['index_id'][:12]}" if report["index_id"] else ""))
     print(f"documents: {report['documents']}"
           + "".join(f"  {k}: {v}" for k, v in sorted(report["by_status"].items())))
     shards = report["shard_pages"]

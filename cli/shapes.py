@@ -101,11 +101,17 @@ def status_json(index: PageIndex, settings: Settings) -> dict[str, Any]:
     failures = [{"path": d.path, "status": str(d.status), "error": d.error, "attempts": d.attempts}
                 for d in index.documents() if d.status in (Status.FAILED, Status.ENCRYPTED)]
     queues: dict[str, int] | None = None
+    writer: dict[str, Any] | None = None
     if settings.broker_url:
+        from pdfindex.workers.identity import look  # noqa: PLC0415
         from pdfindex.workers.queue import queue_depths  # noqa: PLC0415
 
         queues = queue_depths(settings)
-    return {"version": JSON_VERSION, "location": stats.location, "language": index.language,
+        announced, running = look(settings)
+        if announced is not None:
+            writer = {"id": announced.id, "path": announced.path, "host": announced.host, "running": running}
+    return {"version": JSON_VERSION, "location": stats.location, "index_id": index.identity(), "writer_index": writer,
+            "language": index.language,
             "documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
             "size_bytes": stats.size_bytes, "shard_pages": list(stats.shard_pages), "queues": queues,
             "failures": failures,

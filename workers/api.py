@@ -112,7 +112,7 @@ def ingest(paths: Iterable[Path | str], options: IngestOptions | None = None,
     try:  # a run that has nothing on disk to read creates no index
         index = _open(options.index_dir or settings.index_dir, settings,
                       options.dry_run or not any(map(_ingestible, targets)))
-    except IngestError:
+    except _NoIndex:
         if not options.dry_run:
             missing = [str(t) for t in targets if not os.path.lexists(t)]
             raise IngestError(_nothing_message(missing, [str(t) for t in targets if str(t) not in missing])) \
@@ -183,13 +183,23 @@ def remove(paths: Iterable[Path | str], options: RemoveOptions | None = None) ->
                    unmatched=plan.unmatched, dry_run=options.dry_run)
 
 
+class _NoIndex(IngestError):
+    """There is no index yet (and none is made for a dry run, a prune or a removal)."""
+
+
 def _open(root: Path, settings: config.Settings, dry_run: bool) -> PageIndex:
     """The index; created for an ingest, which fills it, not for anything else. An
-    existing index keeps its own language; PDFINDEX_LANGUAGE is for a new one."""
+    existing index keeps its own language; PDFINDEX_LANGUAGE is for a new one. In
+    distributed mode it must first be the index the writer announced
+    (workers/identity.py): a client never plans or writes against another."""
+    if settings.broker_url:
+        from .identity import check_client  # noqa: PLC0415 - Redis only when a broker is used
+
+        check_client(settings, root)
     try:
         return PageIndex(root, new_language=settings.language, create=not dry_run, new_shards=settings.shards)
     except FileNotFoundError:
-        raise IngestError(f"no index at {root}; ingest some PDFs first (or give the index folder)") from None
+        raise _NoIndex(f"no index at {root}; ingest some PDFs first (or give the index folder)") from None
 
 
 def _ingestible(path: Path) -> bool:
