@@ -165,15 +165,15 @@ class _FilteredDeadlineCollector(FilterCollector):
 
     def collect_matches(self) -> None:
         child, offset, deadline, kept, walk = self.child, self.offset, self.deadline, self._kept, self._walk
-        metadata: frozenset[int] = frozenset()
+        segment, metadata = -1, frozenset[int]()
         if walk is not None:  # this segment's pages that match a metadata word
             segment = bisect.bisect_right(walk.folding.offsets, offset) - 1
             metadata = walk.folding.metadata_matches(segment)
         for n, sub_docnum in enumerate(child.matches(), 1):
             if n % 256 == 0 and time.monotonic() > deadline:
                 raise TimeLimit
-            if kept(offset + sub_docnum) and (sub_docnum not in metadata
-                                              or walk.keep_metadata_match(segment, sub_docnum)):  # type: ignore[union-attr]
+            if kept(offset + sub_docnum) and (sub_docnum not in metadata  # never in it without a walk
+                                              or walk is None or walk.keep_metadata_match(segment, sub_docnum)):
                 child.collect(sub_docnum)
 
 
