@@ -243,7 +243,7 @@ def test_reindex_removes_only_the_old_generation(tmp_path: Path) -> None:
     _built(root)
     (root / "gen-notes").mkdir()  # not a generation name: never touched
     indexer.reindex(root, "en")
-    assert sorted(p.name for p in root.iterdir()) == ["current", "gen-000002", "gen-notes"]
+    assert sorted(p.name for p in root.iterdir()) == ["current", "gen-000002", "gen-notes", "index-id"]
     assert PageIndex(root).search("base").total == 1
 
 
