@@ -43,19 +43,3 @@ def home(tmp_path: Path) -> Path:
     path = tmp_path / "home"
     path.mkdir()
     return path
-
-
-_LAYERS = ("cli", "config", "indexer", "pipeline", "server", "workers")
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Our layers are imported as ``pdfindex.<layer>`` only: the repository root is on
-    sys.path in tests, so a stray ``import indexer`` would load a second copy of the
-    layer, with classes that compare unequal to the first's."""
-    import sys
-
-    stray = sorted(name for name in _LAYERS if name in sys.modules
-                   and str(getattr(sys.modules[name], "__file__", "")).startswith(str(ROOT)))
-    if stray:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        print(f"\nlayers imported by their top-level names (use pdfindex.<name>): {', '.join(stray)}")

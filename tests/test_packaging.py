@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -48,3 +49,57 @@ def test_wheel_installs_under_pdfindex_beside_another_config(tmp_path: Path) -> 
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().startswith("pdfindex ")
+
+
+# ---- one name per module (issue 21, item 1) -----------------------------------------------
+
+LAYERS = ("cli", "config", "indexer", "pipeline", "server", "workers")
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_layer_has_one_importable_name(layer: str) -> None:
+    """The files live in pdfindex/<layer>; the top-level <layer> is a link for people.
+    Imported by the link's name, with the repository root on sys.path (as pytest and
+    `python -m` put it), a layer refuses instead of loading as a second copy whose
+    classes compare unequal to the first's."""
+    assert (ROOT / layer).is_symlink() and (ROOT / layer).resolve() == ROOT / "pdfindex" / layer
+    proc = subprocess.run([sys.executable, "-c", f"import pdfindex.{layer}\nimport {layer}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert f"ImportError: import pdfindex.{layer}, not {layer} (README, Layout)" in proc.stderr
+
+
+@pytest.mark.slow
+def test_a_clone_without_symlinks_runs(tmp_path: Path) -> None:
+    """On a file system without symlinks git writes each link as a small file: the
+    package is whole all the same (its files are real), only the pointers are text."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "-c", "core.symlinks=false", str(ROOT), str(clone)], check=True,
+                   timeout=120)
+    assert (clone / "pipeline").is_file() and not (clone / "pipeline").is_symlink()
+    proc = subprocess.run([sys.executable, "-m", "pdfindex", "--version"], cwd=clone, capture_output=True,
+                          text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert proc.returncode == 0 and proc.stdout.startswith("pdfindex "), proc.stderr
+    check = subprocess.run([sys.executable, "-c", "import pdfindex.workers.api, pdfindex.pipeline, pdfindex.server"],
+                           cwd=clone, capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+
+
+@pytest.mark.slow
+def test_the_sdist_carries_and_runs_its_tests(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "build", "--sdist", "-o", str(tmp_path), str(ROOT)],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    (sdist,) = tmp_path.glob("pdfindex-*.tar.gz")
+    with tarfile.open(sdist) as tf:
+        names = {name.split("/", 1)[1] for name in tf.getnames() if "/" in name}
+        tf.extractall(tmp_path, filter="data")
+    for needed in ("tests/conftest.py", "tests/pdfwriter.py", "tests/builders.py", "tests/ingest_helpers.py",
+                   "tests/redis_db.py", "bench/extract_speed.py", "docs/json.md", "pdfindex/pipeline/extract.py"):
+        assert needed in names, needed
+    unpacked = next(p for p in tmp_path.iterdir() if p.is_dir() and p.name.startswith("pdfindex-"))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_pdfwriter.py",
+                          "tests/test_cli_contracts.py", "-k", "not broker"], cwd=unpacked, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout

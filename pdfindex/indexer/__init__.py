@@ -7,6 +7,9 @@ replace Whoosh here alone. Modules: ``analysis`` (tokens), ``schema`` (fields),
 """
 from __future__ import annotations
 
+if __name__ != "pdfindex.indexer":  # the top-level indexer/ is a link for people, not a second name
+    raise ImportError(f"import pdfindex.indexer, not {__name__} (README, Layout)")
+
 # First of all: Whoosh imported without the start-up cost of two unused imports.
 from . import lean_import  # noqa: F401  # isort: skip
 

@@ -3,6 +3,8 @@
 Our own content-stream interpreter on pdfminer.six's low-level parser; the rules
 are those of SPEC.md (R1-R14, R16, R17), each implemented in the module named for it.
 """
+if __name__ != "pdfindex.pipeline":  # the top-level pipeline/ is a link for people, not a second name
+    raise ImportError(f"import pdfindex.pipeline, not {__name__} (README, Layout)")
 from .errors import ExtractionError, InternalError, NotAPdfError, PasswordError
 from .extract import Document, Page, extract, extract_page, iter_pages, parse_page_ranges
 from .document import PdfFile

@@ -1,1 +1,0 @@
-"""The ``pdfindex`` command line: one subcommand per job, errors as one clear line."""
