@@ -4,6 +4,10 @@ breaks (R12), vertical columns (R13), content order (R14).
 Spaces and line breaks come from where glyphs are, not from space characters: TeX,
 Distiller and most justified layouts move the pen with TJ numbers or Td instead of
 drawing a space.
+
+``assemble`` gives the text with the glyph behind each character (textmap.py), for
+the readers that box or explain it; ``PageText`` gives the same text alone, chunk by
+chunk, for extraction, which must not hold a page's glyphs.
 """
 from __future__ import annotations
 
@@ -11,10 +15,12 @@ import operator
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 
 from .geometry import Rect
 from .glyph import Glyph
 from .params import Params
+from .textmap import TextMap
 
 LIGATURES = str.maketrans({
     "\u00ad": None,  # soft hyphen: invisible, and a word joiner for search
@@ -225,18 +231,55 @@ def _columns(run: Sequence[Glyph], params: Params) -> list[Glyph]:
     return out
 
 
-def assemble(glyphs: Sequence[Glyph], params: Params) -> str:
-    """Join glyph texts in content order with the spaces and line breaks their
-    geometry implies. Unresolved glyphs stand as one space (R6)."""
-    page = PageText(params)
-    page.add(glyphs, final=True)
-    return page.text()
+#: why(index, measured, limit, decided, reason): what ``split_lines`` and ``word_spaces``
+#: decided for glyph ``index`` and why, for ``pdfindex explain``.
+Why = Callable[[int, float | None, float | None, bool, str], None]
+
+
+def assemble(glyphs: Sequence[Glyph], params: Params, why_line: Why | None = None,
+             why_gap: Why | None = None) -> TextMap[Glyph]:
+    """The page text of ``glyphs`` (visible, in content order): their texts in reading
+    order with the spaces and line breaks their geometry implies, unresolved glyphs
+    standing as one space (R6); with, for each character, the glyph that drew it.
+    ``PageText`` makes the same text without keeping the glyphs. ``why_line`` and
+    ``why_gap`` are told each line and word-space decision (the index in
+    ``TextMap.glyphs``)."""
+    run = _ordered(glyphs, params)
+    chars: list[str] = []
+    owners: list[int | None] = []
+    line_of: list[int] = []
+    for number, line in enumerate(split_lines(run, params, why_line)):
+        base = len(line_of)
+        text, local = _line_map(line, params, None if why_gap is None else _shifted(why_gap, base))
+        if number:
+            chars.append("\n")
+            owners.append(None)
+        chars.append(text)
+        owners.extend(None if o is None else base + o for o in local)
+        line_of.extend([number] * len(line))
+    raw = "".join(chars)
+    text = tidy(raw)
+    return TextMap(text, _tidied_owners(raw, owners, text), tuple(run), tuple(line_of))
+
+
+def _shifted(why: Why, base: int) -> Why:
+    def shifted(i: int, measured: float | None, limit: float | None, decided: bool, reason: str) -> None:
+        why(base + i, measured, limit, decided, reason)
+    return shifted
+
+
+def _ordered(glyphs: Sequence[Glyph], params: Params) -> Sequence[Glyph]:
+    """Vertical runs as columns (R13), spacing accents on their letters: the order
+    the lines are split in."""
+    if any(g.vertical for g in glyphs):
+        glyphs = order_vertical(glyphs, params)
+    return compose_accents(glyphs)
 
 
 class PageText:
     """A page's text assembled from its glyphs chunk by chunk, so the records can
     be dropped as the page goes on (memory stays flat however many glyphs a page
-    draws). Given all glyphs at once it is exactly ``assemble``. Between chunks it
+    draws). Given all glyphs at once it is exactly ``assemble``'s text. Between chunks it
     holds back the last, maybe unfinished, line; a line longer than
     ``max_held_glyphs`` is joined in pieces, its last glyph kept as the context
     that decides the word space at the cut."""
@@ -256,10 +299,7 @@ class PageText:
         self.unresolved += sum(1 for g in glyphs if not g.text)
         run: Sequence[Glyph] = self.pending + list(glyphs) if self.pending else glyphs
         params = self.params
-        if any(g.vertical for g in run):
-            run = order_vertical(run, params)
-        run = compose_accents(run)
-        lines = split_lines(run, params)
+        lines = split_lines(_ordered(run, params), params)
         self.pending = []
         last: list[Glyph] | None = lines.pop() if lines and not final else None
         for line in lines:
@@ -287,11 +327,6 @@ class PageText:
         if self.open:
             self._line("")
         return tidy("\n".join(self.lines))
-
-
-#: why(index, measured, limit, decided, reason): what ``split_lines`` and ``_join_line``
-#: decided for glyph ``index`` and why, for ``pdfindex explain``.
-Why = Callable[[int, float | None, float | None, bool, str], None]
 
 
 def split_lines(glyphs: Sequence[Glyph], params: Params, why: Why | None = None) -> list[list[Glyph]]:
@@ -354,24 +389,49 @@ def _boxes_overlap_across(prev: Glyph, g: Glyph, ux: float, uy: float) -> bool:
     return g_lo < p_hi and p_lo < g_hi
 
 
-def _join_line(line: Sequence[Glyph], params: Params, context: bool = False, why: Why | None = None) -> str:
-    """One line's text: its glyphs' texts with R11's word spaces (``word_spaces``).
+def _join_line(line: Sequence[Glyph], params: Params, context: bool = False) -> str:
+    """One line's text: its glyphs' texts with R11's word spaces, in reading order.
 
     With ``context``, the first glyph only decides the space before the second: its
-    own text was already joined (PageText's cut of an overlong line). ``why`` is
-    told each decision (index within the line).
+    own text was already joined (PageText's cut of an overlong line).
     """
+    texts, spaces = line_spaces(line, params)
+    text = _spaced(texts, spaces, context)
+    order = _rtl_order(line, texts, text)
+    return text if order is None else "".join([text[k] for k in order])
+
+
+def _line_map(line: Sequence[Glyph], params: Params, why: Why | None) -> tuple[str, list[int | None]]:
+    """``_join_line``'s text and, for each character, its glyph's index in the line
+    (None: a word space)."""
+    texts, spaces = line_spaces(line, params, why)
+    text = _spaced(texts, spaces)
+    owners: list[int | None] = []
+    for i, glyph_text in enumerate(texts):
+        if spaces[i]:
+            owners.append(None)
+        owners.extend([i] * len(glyph_text))
+    order = _rtl_order(line, texts, text)
+    if order is None:
+        return text, owners
+    return "".join([text[k] for k in order]), [owners[k] for k in order]
+
+
+def line_spaces(line: Sequence[Glyph], params: Params, why: Why | None = None) -> tuple[list[str], list[bool]]:
+    """Each glyph's text, an unresolved one standing as one space (R6), and whether a
+    word space goes before it (R11, ``word_spaces``). The layout mode (R15) places
+    its words by these same decisions."""
     texts = [g.text or " " for g in line]
-    spaces = word_spaces(line, texts, params, why)
+    return texts, word_spaces(line, texts, params, why)
+
+
+def _spaced(texts: Sequence[str], spaces: Sequence[bool], context: bool = False) -> str:
     parts = [texts[0]]
-    for i in range(1, len(line)):
+    for i in range(1, len(texts)):
         if spaces[i]:
             parts.append(" ")
         parts.append(texts[i])
-    text = "".join(parts[1:] if context else parts)
-    if _RTL_CHAR.search(text) and _drawn_left_to_right_rtl(line, texts):
-        text = _RTL_RUN.sub(lambda m: "".join(reversed(_RTL_CLUSTER.findall(m.group()))), text)
-    return text
+    return "".join(parts[1:] if context else parts)
 
 
 def word_spaces(line: Sequence[Glyph], texts: Sequence[str], params: Params, why: Why | None = None) -> list[bool]:
@@ -387,10 +447,30 @@ def word_spaces(line: Sequence[Glyph], texts: Sequence[str], params: Params, why
     letter gap is tracking, and only gaps wider than tracking plus the threshold are
     word spaces; and a jump far back along the line starts another fragment.
     """
+    gaps, candidates, has_space = _gaps(line, texts, why)
     word_gap = params.word_gap
+    tracking = 0.0
+    if has_space and len(candidates) >= 4:
+        typical = sorted(candidates)[len(candidates) // 2]
+        if typical > word_gap:
+            tracking = typical
+    threshold = word_gap + tracking
+    backward = -params.backward_jump
+    spaces = [False] * len(line)
+    for i, gap in enumerate(gaps):
+        if gap is not None:
+            spaces[i] = gap > threshold or gap < backward
+            if why is not None:
+                _why_gap(why, i, gap, threshold, tracking, backward, spaces[i])
+    return spaces
+
+
+def _gaps(line: Sequence[Glyph], texts: Sequence[str], why: Why | None) -> tuple[list[float | None], list[float], bool]:
+    """R11's measure: before each glyph, the gap along the line in box heights (None
+    where none is measured: next to white space, between ideographs); the gaps
+    measured, in order; whether the line has a white-space glyph."""
     n = len(line)
-    gaps = [0.0] * n
-    measured = [False] * n
+    gaps: list[float | None] = [None] * n
     candidates: list[float] = []
     has_space = False
     for i in range(1, n):
@@ -416,22 +496,8 @@ def word_spaces(line: Sequence[Glyph], texts: Sequence[str], params: Params, why
         height = g.height
         ratio = gap / height if height > 0 else 0.0
         gaps[i] = ratio
-        measured[i] = True
         candidates.append(ratio)
-    tracking = 0.0
-    if has_space and len(candidates) >= 4:
-        typical = sorted(candidates)[len(candidates) // 2]
-        if typical > word_gap:
-            tracking = typical
-    threshold = word_gap + tracking
-    backward = -params.backward_jump
-    spaces = [False] * n
-    for i in range(1, n):
-        if measured[i]:
-            spaces[i] = gaps[i] > threshold or gaps[i] < backward
-            if why is not None:
-                _why_gap(why, i, gaps[i], threshold, tracking, backward, spaces[i])
-    return spaces
+    return gaps, candidates, has_space
 
 
 def _tracking(line: Sequence[Glyph], k: int, ux: float, uy: float) -> float:
@@ -471,10 +537,24 @@ _RTL_CLUSTER = re.compile(f"{_RTL_LETTER}{_RTL_MARKS}| ")
 _RTL_RUN = re.compile(f"{_RTL_LETTER}{_RTL_MARKS}(?: ?{_RTL_LETTER}{_RTL_MARKS})*")
 
 
-def _drawn_left_to_right_rtl(line: Sequence[Glyph], texts: list[str]) -> bool:
+def _rtl_order(line: Sequence[Glyph], texts: list[str], text: str) -> list[int] | None:
     """Beyond the seeds: Hebrew and Arabic are often drawn in visual order, each
-    glyph to the right of the one before; such runs are reversed into reading order.
-    Runs the producer drew right to left are already in reading order."""
+    glyph to the right of the one before; such runs are reversed into reading order,
+    cluster by cluster (a letter keeps its marks). Runs the producer drew right to
+    left are already in reading order. The order of ``text``'s characters (the
+    line's ``_spaced`` text) as read; None where they stay as they are."""
+    if not _RTL_CHAR.search(text) or not _drawn_left_to_right(line, texts):
+        return None
+    order = list(range(len(text)))
+    for run in _RTL_RUN.finditer(text):
+        start = run.start()
+        clusters = [(start + m.start(), start + m.end()) for m in _RTL_CLUSTER.finditer(run.group())]
+        order[start:run.end()] = [k for first, end in reversed(clusters) for k in range(first, end)]
+    return order
+
+
+def _drawn_left_to_right(line: Sequence[Glyph], texts: list[str]) -> bool:
+    """Whether more neighbouring right-to-left glyphs go forward along the line than back."""
     forward = backward = 0
     for i in range(1, len(line)):
         if _is_rtl(texts[i - 1][0]) and _is_rtl(texts[i][0]):
@@ -492,3 +572,22 @@ def tidy(text: str) -> str:
     text = _SPACES.sub(" ", text.translate(LIGATURES))
     text = _LINE_EDGES.sub("\n", text)
     return "\n".join(line for line in text.split("\n") if line).strip(" ")
+
+
+def _tidied_owners(raw: str, owners: Sequence[int | None], text: str) -> tuple[int | None, ...]:
+    """The owners of the characters of ``text``, ``tidy(raw)``, from those of ``raw``.
+    tidy changes white space alone (space runs, line ends, blank lines) and expands
+    ligatures: the other characters keep their order, the n-th of them in ``text``
+    is the n-th of them in ``raw`` once expanded, and every space and line break of
+    ``text`` is tidy's own."""
+    solid: list[int | None] = []
+    for ch, owner in zip(raw, owners, strict=True):
+        solid.extend([owner] * _solid_width(ch))
+    drawn = iter(solid)
+    return tuple(None if ch in " \n" else next(drawn) for ch in text)
+
+
+@lru_cache(maxsize=4096)
+def _solid_width(ch: str) -> int:
+    """How many characters other than white space ``tidy`` makes of ``ch``."""
+    return len(_SPACES.sub("", ch.translate(LIGATURES)).replace("\n", ""))

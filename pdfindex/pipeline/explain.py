@@ -1,11 +1,12 @@
 """``pdfindex explain``: why one page's text came out as it did, glyph by glyph.
 
 The page is extracted as for the index (``extract_page``'s observer sees what its
-text assembly is given), then assembled once more with the same functions, which
-say what they decided and why (``assemble.Why``): for each glyph the line move
-across the writing direction against its limit (R12, R13), and the gap along it
-against the word-space threshold (R11, with its letter-spacing extension), or why
-no gap was measured (white space, ideographs). Glyphs the visible box dropped
+text assembly is given), then assembled once more into its text map
+(``assemble.assemble``), which says which line each glyph is on and what it decided
+and why (``assemble.Why``): for each glyph the line move across the writing
+direction against its limit (R12, R13), and the gap along it against the word-space
+threshold (R11, with its letter-spacing extension), or why no gap was measured
+(white space, ideographs). ``--near`` looks for its text in the lines of that text. Glyphs the visible box dropped
 (R10) and the page's plausibility (R7, beyond) are listed too. Nothing here
 decides anything: it reports the decisions of the code that makes the text.
 """
@@ -13,11 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .assemble import _join_line, compose_accents, order_vertical, split_lines
+from .assemble import Why, assemble
 from .document import PdfFile
 from .extract import extract_page
 from .glyph import Glyph
 from .params import DEFAULT_PARAMS, Params
+from .textmap import TextMap
 
 
 @dataclass(slots=True)
@@ -70,29 +72,38 @@ def explain_page(pdf: PdfFile, number: int, params: Params = DEFAULT_PARAMS,
     out = Explanation(number, page.text, box=tuple(page.box),  # type: ignore[arg-type]
                       dropped=[(g.text, g.ox, g.oy) for g in drawn_all if id(g) not in kept])
     out.suspect = page.quality.suspect
-    glyphs = compose_accents(order_vertical(shown_all, params) if any(g.vertical for g in shown_all) else shown_all)
-    steps = [Step(g.text, g.ox, g.oy, g.height, g.font, g.size, 0) for g in glyphs]
+    moves: dict[int, _Decision] = {}
+    gaps: dict[int, _Decision] = {}
+    text = assemble(shown_all, params, why_line=_recorder(moves), why_gap=_recorder(gaps))
+    steps = _steps(text, moves, gaps)
+    if near:
+        wanted = near.casefold()
+        shown = {line + 1 for line, line_text in text.line_texts().items() if wanted in line_text.casefold()}
+        steps = [step for step in steps if step.line in shown]
+    out.steps = steps
+    return out
 
-    def line_why(k: int, measured: float | None, limit: float | None, decided: bool, reason: str) -> None:
-        steps[k].move, steps[k].move_limit, steps[k].new_line, steps[k].line_rule = measured, limit, decided, reason
 
-    lines = split_lines(glyphs, params, why=line_why)
-    start = 0
-    wanted = near.casefold() if near else None
-    for number_, line in enumerate(lines, 1):
-        first = start
-
-        def gap_why(i: int, measured: float | None, limit: float | None, decided: bool, reason: str,
-                    first: int = first) -> None:
-            step = steps[first + i]
-            step.gap, step.threshold, step.space, step.space_rule = measured, limit, decided, reason
-
-        text = _join_line(line, params, why=gap_why)
-        for step in steps[first:first + len(line)]:
-            step.line = number_
-        if wanted is None or wanted in text.casefold():
-            out.steps.extend(steps[first:first + len(line)])
-        start += len(line)
+def _steps(text: TextMap[Glyph], moves: dict[int, _Decision], gaps: dict[int, _Decision]) -> list[Step]:
+    """A step for each glyph of the text map, with the decisions taken at it."""
+    steps: list[Step] = []
+    for k, g in enumerate(text.glyphs):
+        step = Step(g.text, g.ox, g.oy, g.height, g.font, g.size, text.lines[k] + 1)
+        if k in moves:
+            step.move, step.move_limit, step.new_line, step.line_rule = moves[k]
+        if k in gaps:
+            step.gap, step.threshold, step.space, step.space_rule = gaps[k]
+        steps.append(step)
     if steps and not steps[0].line_rule:
         steps[0].line_rule = "the page's first glyph"
-    return out
+    return steps
+
+
+#: What a ``Why`` was told: measured, limit, decided, reason.
+_Decision = tuple[float | None, float | None, bool, str]
+
+
+def _recorder(into: dict[int, _Decision]) -> Why:
+    def record(index: int, measured: float | None, limit: float | None, decided: bool, reason: str) -> None:
+        into[index] = (measured, limit, decided, reason)
+    return record

@@ -33,7 +33,7 @@ import itertools
 import unicodedata
 from collections.abc import Sequence
 
-from .assemble import LIGATURES, PageText, compose_accents, word_spaces
+from .assemble import LIGATURES, assemble, compose_accents, line_spaces
 from .geometry import Matrix, apply
 from .glyph import Glyph
 from .params import Params
@@ -84,9 +84,7 @@ def layout_text(glyphs: Sequence[Glyph], params: Params, rotation: int = 0) -> s
     others = [g for g in glyphs if not _upright(g)]
     lines = _grid_lines(grid, params) if grid else []
     if others:
-        flow = PageText(params)
-        flow.add(others, final=True)
-        rest = flow.text()
+        rest = assemble(others, params).text
         if rest:
             lines += ["", *rest.split("\n")] if lines else rest.split("\n")
     # Ligatures expanded as in reading flow; spaces and blank lines are the layout.
@@ -161,18 +159,18 @@ def _rows(glyphs: list[Glyph]) -> list[tuple[float, list[Glyph]]]:
 
 
 def _row_text(row: list[Glyph], x0: float, cell: float, params: Params) -> str:
-    """One row on the grid. Word spaces are R11's (``word_spaces``); where one
-    falls, the glyph keeps its grid place if the gap is wide, else one space."""
-    spaces = word_spaces(row, [g.text or " " for g in row], params)
+    """One row on the grid. Glyph texts and word spaces are the reading flow's
+    (``line_spaces``: R6, R11); where a word space falls, the glyph keeps its grid
+    place if the gap is wide, else one space."""
+    texts, spaces = line_spaces(row, params)
     parts: list[str] = []
     used = 0  # cells filled so far
     prev: Glyph | None = None
     spaced = False  # a space glyph came since prev
-    for g, space in zip(row, spaces, strict=True):
+    for g, text, space in zip(row, texts, spaces, strict=True):
         if g.text.isspace():
             spaced = True
             continue
-        text = g.text or " "  # unresolved: one cell, as R6 stands it in
         want = min(_MAX_COLUMNS, max(0, round((g.ox - x0) / cell)))
         if prev is not None:
             if not (spaced or space):
