@@ -53,7 +53,7 @@ def test_wheel_installs_under_pdfindex_beside_another_config(tmp_path: Path) -> 
 
 # ---- one name per module (issue 21, item 1) -----------------------------------------------
 
-LAYERS = ("cli", "config", "indexer", "pipeline", "server", "workers")
+LAYERS = ("cli", "config", "contract", "indexer", "pipeline", "server", "workers")
 
 
 @pytest.mark.parametrize("layer", LAYERS)

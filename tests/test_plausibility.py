@@ -12,7 +12,7 @@ import pytest
 from pdfindex import pipeline
 from pdfindex.pipeline.params import DEFAULT_PARAMS
 from pdfindex.pipeline.plausibility import suspicion
-from pdfindex.pipeline.problems import ProblemCode, code_of
+from pdfindex.contract.problems import ProblemCode, code_of
 from tests.builders import font_resources, mono_font, text_line
 from tests.pdfwriter import PdfWriter, tounicode_cmap
 

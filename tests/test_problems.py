@@ -18,11 +18,9 @@ from typing import Any
 import pytest
 
 from pdfindex import indexer, pipeline
-from pdfindex.cli.list_cmd import PROBLEM_CODES
+from pdfindex.contract.problems import PROBLEM_CODES, Problem, ProblemCode, code_of
 from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, ReindexNeeded, Status
-from pdfindex.indexer.records import PageProblem
 from pdfindex.indexer.schema import fields_from_stored
-from pdfindex.pipeline.problems import Problem, ProblemCode, code_of
 from pdfindex.workers.outcome import MAX_PAGE_PROBLEMS, Outcome, _typed, extract_outcome
 from tests.builders import font_resources, mono_font, text_line
 from tests.index_helpers import sha
@@ -211,8 +209,8 @@ def test_more_problems_than_an_outcome_carries_end_with_a_count() -> None:
     outcome keeps the first ones and says how many more."""
     typed = _typed([Problem(ProblemCode.CONTENT_SYNTAX, f"stray byte {i}") for i in range(1000)])
     assert len(typed) == MAX_PAGE_PROBLEMS
-    assert typed[-1] == PageProblem("cap_hit", f"{1000 - MAX_PAGE_PROBLEMS + 1} more problems on this page not listed")
-    assert typed[0] == PageProblem("content_syntax", "stray byte 0")
+    assert typed[-1] == Problem("cap_hit", f"{1000 - MAX_PAGE_PROBLEMS + 1} more problems on this page not listed")
+    assert typed[0] == Problem("content_syntax", "stray byte 0")
 
 
 def _forged(pages: list[dict[str, Any]], sums: dict[str, Any] | None = None) -> str:
@@ -255,7 +253,7 @@ def test_forged_outcomes_with_bad_problems_are_refused(forged: str, reason: str)
 
 def test_a_well_formed_outcome_with_problems_parses() -> None:
     outcome = Outcome.from_json(_forged([_page([GOOD])], {"font_missing": 1}))
-    assert outcome.pages[0].problems == (PageProblem("font_missing", "unknown font resource /F9"),)
+    assert outcome.pages[0].problems == (Problem("font_missing", "unknown font resource /F9"),)
 
 
 # ---- schema 5 and older indexes ----------------------------------------------------------
@@ -276,7 +274,7 @@ def test_reindex_of_an_older_index_keeps_working_with_problems_empty(tmp_path: P
     assert ix.search("problem:font_missing").total == 0
     assert ix.stats().problem_pages == {}
     # ingested again (here: added), the file gets its problems
-    problem = PageProblem("font_missing", "unknown font resource /F9")
+    problem = Problem("font_missing", "unknown font resource /F9")
     ix.add(DocumentRecord(sha("old"), "/old.pdf", Status.INDEXED, page_count=1, problems={"font_missing": 1}),
            [PageRecord(1, "ancient words", 1.0, 10, 0, False, (problem,))])
     assert [h.problems for h in ix.search("problem:font_missing").hits] == [[problem]]
@@ -296,7 +294,7 @@ def test_stored_fields_of_a_schema_4_page_rebuild_without_problems() -> None:
 
 def test_deleted_pages_are_not_counted(tmp_path: Path) -> None:
     ix = PageIndex(tmp_path / "index")
-    problem = PageProblem("cap_hit", "arrays nested deeper than 64")
+    problem = Problem("cap_hit", "arrays nested deeper than 64")
     ix.add(DocumentRecord(sha("d"), "/d.pdf", Status.INDEXED, page_count=1, problems={"cap_hit": 1}),
            [PageRecord(1, "doomed", 1.0, 5, 0, False, (problem,))])
     assert ix.stats().problem_pages == {"cap_hit": 1}

@@ -37,7 +37,7 @@ XSS_TITLE = "<script>alert(1)</script>"
 XSS_NAME = "<img src=x onerror=alert(1)>.pdf"
 #: The mark's colour over a white page: (255, 214, 0) at alpha 90 (server/page_image.py).
 MARK_ON_WHITE = (255, 245, 166)
-#: Pages of plenty.pdf: more than COUNT_CAP (indexer/records.py) match "plentiful".
+#: Pages of plenty.pdf: more than COUNT_CAP (contract/limits.py) match "plentiful".
 PLENTY = 1005
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pdfindex.cli.shapes import result_json
+from pdfindex.contract.shapes import result_json
 from pdfindex.indexer import PageIndex, QueryError, SearchOptions
 from pdfindex.server.indexes import IndexPool
 from pdfindex.server.lanes import HEAVY_POSTINGS, SearchLanes

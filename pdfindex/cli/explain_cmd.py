@@ -5,12 +5,13 @@ import argparse
 import dataclasses
 import sys
 
+from pdfindex.contract.display import shown
+from pdfindex.contract.shapes import JSON_VERSION
 from pdfindex.pipeline import PdfFile
 from pdfindex.pipeline.explain import Explanation, explain_page
 
 from .extract_cmd import page_arg
-from .shapes import JSON_VERSION
-from .terminal import shown, write_json
+from .terminal import write_json
 
 
 def cmd_explain(args: argparse.Namespace) -> int:

@@ -5,13 +5,14 @@ import argparse
 import re
 import sys
 
+from pdfindex.contract.display import shown
+from pdfindex.contract.shapes import JSON_VERSION, problems_json
 from pdfindex.pipeline import PdfFile, export_text, iter_pages, parse_page_ranges
+from pdfindex.pipeline.errors import as_problem
 from pdfindex.pipeline.export import FORM_FEED
-from pdfindex.pipeline.problems import code_of
 
 from .errors import EXIT_USAGE, CliError
-from .shapes import JSON_VERSION
-from .terminal import shown, write_json
+from .terminal import write_json
 
 
 def _pages_arg(pdf: PdfFile, spec: str | None) -> list[int] | None:
@@ -54,7 +55,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
                 "page": page.number, "text": page.text, "glyphs": q.glyphs, "unresolved": q.unresolved,
                 "coverage": None if q.coverage is None else round(q.coverage, 4), "needs_ocr": q.needs_ocr,
                 "suspect": bool(q.suspect),
-                "problems": [{"code": str(code_of(p)), "message": str(p)} for p in page.problems],
+                "problems": problems_json(map(as_problem, page.problems)),
             })
         write_json({"version": JSON_VERSION, "file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out)
         return 0

@@ -1,5 +1,5 @@
-"""``pdfindex ingest``, ``remove``, ``worker`` and ``status``: filling the index,
-taking files off it, and watching it.
+"""``pdfindex ingest`` and ``remove``: filling the index, taking files off it, and
+watching it.
 
 The work is ``pdfindex.workers.api``'s (planning, pruning, embedded pool or Celery,
 copies); these functions only turn arguments into its options and its results into
@@ -10,86 +10,27 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from types import FrameType
 
 from pdfindex import config
+from pdfindex.contract.display import shown
+from pdfindex.workers.api import IngestOptions, RemoveOptions, ingest, remove
+from pdfindex.workers.progress import NoProgress, Progress, Summary
+from pdfindex.workers.watch import Round, watch
+
 from .errors import EXIT_INCOMPLETE, EXIT_INTERRUPTED, CliError
-from .search_cmd import _index_arg, _user_errors, path_arg
-from .terminal import shown
-
-if TYPE_CHECKING:
-    from types import FrameType
-
-    from pdfindex.workers.progress import Summary
-
-
-def add_commands(sub: Any) -> None:
-    p = sub.add_parser("ingest", help="extract PDFs and add their pages to the index",
-                       description="Find the PDFs among PATHs (by content, and any *.pdf), skip those unchanged "
-                                   "since they were indexed, extract and index the rest, and end with a summary; "
-                                   "exit 5 when a file asked for is not indexed (failed, encrypted, not a PDF, "
-                                   "not found). Ctrl-C or SIGTERM stops it cleanly; a re-run resumes.")
-    p.add_argument("paths", nargs="+", type=path_arg, metavar="PATH",
-                   help="a PDF, or a folder of them (its sub-folders too with --recursive)")
-    p.add_argument("--recursive", "-r", action="store_true", help="descend into folders")
-    p.add_argument("--password-file", type=path_arg, help="passwords to try on encrypted files, one a line")
-    p.add_argument("--workers", type=int, help="extraction processes (default: CPU cores; embedded mode)")
-    p.add_argument("--prune", action="store_true",
-                   help="remove indexed documents whose files are gone, among the paths given")
-    p.add_argument("--retry-failed", action="store_true",
-                   help="extract again the files that failed or were encrypted, though unchanged")
-    p.add_argument("--force", action="store_true",
-                   help="extract again every file, though unchanged (e.g. after an extraction fix)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="list what would be indexed and pruned; change nothing")
-    p.add_argument("--watch", action="store_true",
-                   help="catch up (pruning among the paths), then keep the index current as files are added, "
-                        "changed, moved or deleted, until Ctrl-C or SIGTERM")
-    _index_arg(p)
-    p.set_defaults(func=cmd_ingest)
-
-    p = sub.add_parser("remove", help="take files, or every file under a folder, off the index",
-                       description="Take files, or every indexed file below a folder, off the index, whether or "
-                                   "not they still exist on disk; a document with an identical copy elsewhere "
-                                   "loses only that path.")
-    p.add_argument("paths", nargs="+", type=path_arg, metavar="PATH",
-                   help="an indexed file, or a folder: every indexed file below it")
-    p.add_argument("--dry-run", action="store_true", help="list what would be removed; change nothing")
-    _index_arg(p)
-    p.set_defaults(func=cmd_remove)
-
-    p = sub.add_parser("worker", help="run a Celery worker (needs PDFINDEX_BROKER_URL)",
-                       description="Run a Celery worker of the distributed mode (a thin wrapper over `celery -A "
-                                   "pdfindex.workers.app worker`): extraction, the index writer, or both. It "
-                                   "needs PDFINDEX_BROKER_URL and PDFINDEX_ROOTS, and stops at once (exit 1) "
-                                   "when the broker cannot be reached.")
-    p.add_argument("--queues", default="extract,index",
-                   help="queues to consume: extract (extraction) and/or index (the index writer of every shard), "
-                        "or index.K (the writer of shard K alone; several may share a worker)")
-    p.add_argument("--concurrency", type=int, help="worker processes (a writer's queues always use one)")
-    p.add_argument("celery_args", nargs=argparse.REMAINDER, help="more arguments for `celery worker`")
-    p.set_defaults(func=cmd_worker)
-
-    p = sub.add_parser("status", help="documents by status, failures with reasons, queue depth",
-                       description="Documents by status, pages (per shard when sharded), failures with their "
-                                   "reasons and attempts, the index's size, and the queues' depths when a "
-                                   "broker is configured.")
-    p.add_argument("--json", action="store_true", help="the same as JSON (docs/json.md)")
-    _index_arg(p)
-    p.set_defaults(func=cmd_status)
+from .index_access import user_errors
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Arguments to ``workers.api.ingest`` and its summary to stdout; with -q, only
     what is wrong (the files not indexed, the paths not found), on stderr."""
-    from pdfindex.workers.api import IngestOptions, ingest  # noqa: PLC0415 - keep Whoosh out of `pdfindex extract`
-    from pdfindex.workers.progress import NoProgress, Progress  # noqa: PLC0415
-
     quiet = bool(getattr(args, "quiet", False))
-    with _user_errors():
+    with user_errors():
         options = IngestOptions(index_dir=args.index, recursive=args.recursive, password_file=args.password_file,
                                 workers=args.workers, prune=args.prune, retry_failed=args.retry_failed,
                                 force=args.force, dry_run=args.dry_run, settings=config.load())
@@ -121,8 +62,6 @@ def _sigterm_as_ctrl_c() -> Iterator[list[str]]:
     and its pool processes wrote tracebacks into closed pipes. The list yielded gets
     the signal's name once it came. Only the first SIGTERM interrupts (a second must
     not cut the commit short); a process forked meanwhile dies of it as by default."""
-    import signal  # noqa: PLC0415 - `search` and `list` start without it
-
     received: list[str] = []
     owner = os.getpid()
 
@@ -162,15 +101,13 @@ def _failed_count(summary: Summary) -> str:
     return f"{total} ({how_many}unchanged since they failed; --retry-failed to try again)"
 
 
-def _watch(args: argparse.Namespace, options: Any, stopped_by: list[str], quiet: bool) -> int:
+def _watch(args: argparse.Namespace, options: IngestOptions, stopped_by: list[str], quiet: bool) -> int:
     """``ingest --watch``: a line for each round of changes (with -q only the files
     that failed and the rounds that could not run, on stderr); Ctrl-C or SIGTERM ends
     it (exit 0 while waiting: nothing is lost, the index holds every round; 130 when
     it cut a round short, which the next run catches up with). The catch-up, the
     first round, names the files still failed from earlier runs, as a re-run of
     ``ingest`` does; later rounds name the files they take."""
-    from pdfindex.workers.watch import Round, watch  # noqa: PLC0415
-
     cut_short = False
 
     def say(line: str) -> None:
@@ -284,9 +221,7 @@ def render_dry_run(summary: Summary) -> str:
 def cmd_remove(args: argparse.Namespace) -> int:
     """``pdfindex remove``: paths off the index through ``workers.api.remove``; one
     line a path removed, a total, and the arguments that matched nothing on stderr."""
-    from pdfindex.workers.api import RemoveOptions, remove  # noqa: PLC0415
-
-    with _user_errors():
+    with user_errors():
         removed = remove(args.paths, RemoveOptions(index_dir=args.index, dry_run=args.dry_run,
                                                    settings=config.load()))
     if not removed.paths:
@@ -304,55 +239,3 @@ def cmd_remove(args: argparse.Namespace) -> int:
     for path in removed.unmatched:
         print(f"pdfindex: {shown(path)}: not in the index", file=sys.stderr)
     return EXIT_INCOMPLETE if removed.unmatched else 0
-
-
-def cmd_worker(args: argparse.Namespace) -> int:
-    """A thin wrapper over `celery -A pdfindex.workers.app worker`. A worker of writer
-    queues only gets one process (a shard is written by one writer at a time), and
-    one of shard queues (`index.K`) also takes `index`, to route what extraction
-    hands off to the shards' lanes.
-
-    The worker's start-up checks (broker reachable, roots, password file) run here
-    first, so that a worker that cannot start ends as every command's error does:
-    one line, exit 1 (the Celery app's own check, run again when Celery starts,
-    exits 2, a bad command line to a script)."""
-    from pdfindex.workers.app import app, shard_queues, startup_problem  # noqa: PLC0415
-    from pdfindex.workers.queue import is_writer_queue  # noqa: PLC0415
-
-    from . import logs  # noqa: PLC0415 - `search` and `list` start without importing logging
-
-    settings = config.load()
-    if not settings.broker_url:
-        raise CliError("PDFINDEX_BROKER_URL is not set; the embedded mode needs no worker")
-    problem = startup_problem(settings)
-    if problem is not None:
-        raise CliError(problem)
-    queues = [q.strip() for q in args.queues.split(",") if q.strip()]
-    try:
-        shards = shard_queues(set(queues))
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    if shards is not None and "index" not in queues:
-        queues.insert(0, "index")  # a shard writer also routes the common lane to the shards' lanes
-    writes = list(filter(is_writer_queue, queues))
-    # -q: errors only. Otherwise INFO, a line per task (-v changes nothing; DEBUG on the root logger
-    # would turn on pdfminer.six's line per token).
-    level = "ERROR" if getattr(args, "quiet", False) else "INFO"
-    argv = ["worker", "--queues", ",".join(queues), "--loglevel", level]
-    if writes == queues:
-        argv += ["--concurrency", "1"]
-    elif args.concurrency:
-        argv += ["--concurrency", str(args.concurrency)]
-    if writes and writes != queues:
-        print("pdfindex: note: this worker also writes the index; run its writer queues in a worker of "
-              "their own (`--queues index`, or `--queues index.K` per shard)", file=sys.stderr)
-    logs.hand_over()
-    app.worker_main(argv + [a for a in args.celery_args if a != "--"])
-    return 0
-
-
-def cmd_status(args: argparse.Namespace) -> int:
-    """``stats``'s report with the queue depths and failures spelled out."""
-    from .search_cmd import cmd_status as status  # noqa: PLC0415
-
-    return status(args)

@@ -19,7 +19,7 @@ import logging
 import sys
 from typing import TextIO
 
-from .terminal import shown
+from pdfindex.contract.display import shown
 
 #: The logger whose level -q/-v set: every module logs under it (``logging.getLogger(__name__)``).
 OURS = "pdfindex"
@@ -79,10 +79,9 @@ class _Handler(logging.StreamHandler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             line = self.format(record)
-            if "tqdm" in sys.modules:  # a bar may be on screen: print above it
-                from tqdm import tqdm  # noqa: PLC0415 - only when the progress bar loaded it
-
-                tqdm.write(line, file=sys.stderr)
+            progress = sys.modules.get("tqdm")  # loaded by the progress bar, which may be on screen
+            if progress is not None:  # print above it
+                progress.tqdm.write(line, file=sys.stderr)
             else:
                 sys.stderr.write(line + "\n")
             sys.stderr.flush()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from .terminal import shown
+from pdfindex.contract.display import shown
 
 if TYPE_CHECKING:
     from pdfindex.config import Settings
@@ -24,17 +24,16 @@ def say_which(index: PageIndex, settings: Settings, quiet: bool) -> None:
     index is read (unless ``quiet``), or a warning naming both indexes."""
     if not settings.broker_url:
         return
-    from pdfindex.workers.errors import BrokerError  # noqa: PLC0415 - Redis only in distributed mode
-    from pdfindex.workers.identity import client_problem, look  # noqa: PLC0415
+    from pdfindex.workers import errors, identity  # noqa: PLC0415 - Redis, only in distributed mode
 
     index_id = index.identity()
     try:
-        current, _ = look(settings)
-    except BrokerError as exc:
+        current, _ = identity.look(settings)
+    except errors.BrokerError as exc:
         print(f"pdfindex: warning: reading the index at {shown(str(index.root))}, which may not be the writer's: "
               f"{exc}", file=sys.stderr)
         return
-    problem = client_problem(index.root, index_id, current)
+    problem = identity.client_problem(index.root, index_id, current)
     if current is None:
         if not quiet:
             print(f"pdfindex: reading the index at {shown(str(index.root))} (no index writer has announced its "

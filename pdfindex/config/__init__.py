@@ -1,6 +1,8 @@
 """Configuration: typed settings read once from the environment (see settings.py)."""
 if __name__ != "pdfindex.config":  # the top-level config/ is a link for people, not a second name
     raise ImportError(f"import pdfindex.config, not {__name__} (README, Layout)")
-from .settings import BROKER_SCHEMES, MAX_SHARDS, Settings, SettingsError, load, redact_url
+from pdfindex.contract.limits import MAX_SHARDS  # PDFINDEX_SHARDS's bound is the index's
+
+from .settings import BROKER_SCHEMES, Settings, SettingsError, load, redact_url
 
 __all__ = ["BROKER_SCHEMES", "MAX_SHARDS", "Settings", "SettingsError", "load", "redact_url"]

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from pdfindex.contract.limits import MAX_SHARDS
+
 N = TypeVar("N", int, float)
 
 
@@ -51,8 +53,6 @@ def _number(env: Mapping[str, str], name: str, default: N, minimum: N, maximum: 
 #: Broker URL schemes the workers and the hand-off queue both understand (Redis only:
 #: the hand-off between extraction and the writer is a pair of Redis lists).
 BROKER_SCHEMES = ("redis", "rediss", "unix")
-#: PDFINDEX_SHARDS at most, and the index's own limit (pdfindex.indexer.shards).
-MAX_SHARDS = 64
 
 
 def redact_url(url: str) -> str:

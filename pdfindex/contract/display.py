@@ -1,5 +1,5 @@
-"""What the command line shows: text from files (names, titles, errors, snippets)
-made safe for a terminal, and JSON that any file name can pass through.
+"""Text from files (names, titles, errors, snippets) made safe to show: on a
+terminal by the CLI, and in the search page's HTML by the server, by one rule.
 
 A file name is attacker-chosen: it may hold terminal escape sequences (which can
 retitle the window, move the cursor or hide lines), newlines that forge output
@@ -9,10 +9,6 @@ UTF-8 (Python hands those over as lone surrogates, which cannot even be printed)
 from __future__ import annotations
 
 import re
-import sys
-from typing import Any, TextIO
-
-from .shapes import json_text
 
 # C0 and C1 controls, DEL, bidirectional embeddings/overrides/isolates, line and
 # paragraph separators, and lone surrogates.
@@ -31,8 +27,3 @@ def shown(text: str) -> str:
     """``text`` with everything a terminal would act on, or could not print,
     written as a visible escape (``\\x1b``, ``\\xff`` for a non-UTF-8 byte)."""
     return _UNSAFE.sub(_escape, text)
-
-
-def write_json(value: Any, out: TextIO | None = None) -> None:
-    """One JSON document (``shapes.json_text``) and a newline."""
-    (out or sys.stdout).write(json_text(value) + "\n")

@@ -1,12 +1,14 @@
-"""Page problems as typed values: a stable code and a short message.
+"""Page problems: one type from the extractor to the index and back.
 
-Extraction records what it handled on a page (errors.py's policy): a font that is
-not there, a stream that does not decode, a cap that cut something. The message is
-for people and may change wording; the code is for machines: it is indexed
-(``problem:font_missing``), counted per document and listed (``pdfindex list
---problems``). ``Problem`` is a ``str``, so code that printed, joined or compared
-problems as text goes on working. No pdfminer import here: metadata and the
-workers use it without the parser.
+Extraction records what it handled on a page (pipeline/errors.py's policy): a font
+that is not there, a stream that does not decode, a cap that cut something. The
+message is for people and may change wording; the code is for machines: it is
+indexed (``problem:font_missing``), counted per document and listed (``pdfindex list
+--problems``). The same ``Problem`` value is what the pipeline records, what an
+outcome carries between processes, what the index stores (as ``(code, message)``)
+and reads back, and what a hit holds; its JSON is ``{code, message}``
+(``shapes.problems_json``). It is a ``str``, so code that printed, joined or
+compared problems as text goes on working.
 """
 from __future__ import annotations
 
@@ -74,17 +76,38 @@ class ProblemCode(StrEnum):
     OTHER = "other"
 
 
+#: The codes, in the order ``list --help`` and docs/extraction.md give them.
+PROBLEM_CODES: tuple[str, ...] = tuple(code.value for code in ProblemCode)
+
+
 class Problem(str):
     """One page problem: its text (this string, shortened by ``brief``) and its
     ``code``. A ``str`` so that everything that printed, joined or compared
-    problems as text goes on working; equality and hashing are the text's alone."""
+    problems as text goes on working; hashing is the text's, and two problems are
+    equal when their texts and codes are.
+    Where it leaves the process (the index, JSON) the code is written as its plain
+    text, so nothing stored depends on this class."""
 
     code: ProblemCode
 
-    def __new__(cls, code: ProblemCode, message: str) -> Problem:
+    def __new__(cls, code: ProblemCode | str, message: str) -> Problem:
         self = super().__new__(cls, brief(message))
         self.code = code if type(code) is ProblemCode else ProblemCode(code)  # the lookup costs ~1 µs
         return self
+
+    def __eq__(self, other: object) -> bool:
+        # two problems are equal when code and text are; a problem and a plain
+        # string when the text is
+        if isinstance(other, Problem):
+            return str.__eq__(self, other) and self.code == other.code
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+    @property
+    def message(self) -> str:
+        """The text alone, as a plain ``str`` (what the index stores)."""
+        return str(self)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pages are pickled between pool processes; str's own reduction would

@@ -1,10 +1,14 @@
 """Engine-neutral values that cross the index facade: what goes in (documents and
-their pages) and what comes out (hits, results, statistics). Nothing here knows
-Whoosh, so workers and the CLI stay independent of the engine."""
+their pages), what is asked (search options, listing filters) and what comes out
+(hits, results, listings, statistics). Nothing here knows Whoosh, so the pipeline,
+the workers, the CLI and the server share them without loading the engine."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Literal, get_args
+
+from .problems import Problem
 
 
 class Status(StrEnum):
@@ -14,13 +18,11 @@ class Status(StrEnum):
     EMPTY = "empty"
 
 
-@dataclass(frozen=True, slots=True)
-class PageProblem:
-    """What extraction lost on a page: a stable code (``font_missing``; the index
-    holds it as the keyword field ``problem``) and the message saying what and why."""
-
-    code: str
-    message: str
+#: The orders of hits (``search --sort``, the API's ``sort``): relevance, date
+#: (newest first) or path. A Literal, so that the API's OpenAPI description lists
+#: the values where the parameter is.
+SortOrder = Literal["score", "date", "path"]
+SORT_ORDERS: tuple[SortOrder, ...] = get_args(SortOrder)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +34,7 @@ class PageRecord:
     unresolved: int
     needs_ocr: bool
     #: The page's problems, in the order extraction recorded them.
-    problems: tuple[PageProblem, ...] = ()
+    problems: tuple[Problem, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +108,7 @@ class Hit:
     #: every path of the hit's content (``path`` first)
     paths: list[str] = field(default_factory=list)
     #: the page's problems (empty in an index written before schema 5)
-    problems: list[PageProblem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -154,10 +156,6 @@ class Stats:
     shard_pages: tuple[int, ...] = (0,)
 
 
-#: Matches counted exactly before a total becomes "at least" (SearchOptions.exact_count).
-COUNT_CAP = 1000
-
-
 @dataclass(frozen=True, slots=True)
 class SearchOptions:
     limit: int = 10
@@ -173,8 +171,52 @@ class SearchOptions:
     #: modified, else mtime)
     since: float | None = None
     until: float | None = None
-    #: "score", "date" (newest first) or "path"
-    sort: str = "score"
+    sort: SortOrder = "score"
     #: Count every match for ``total``; by default counting stops at COUNT_CAP
     #: (counting was most of a common-term search) and the total is a lower bound.
     exact_count: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ListFilters:
+    """What to list. Page criteria (``needs_ocr``, ``min_coverage``) select pages;
+    listing documents, they select the documents with at least one such page."""
+
+    status: Status | None = None
+    #: True: pages needing OCR; False: pages with a usable text layer.
+    needs_ocr: bool | None = None
+    min_coverage: float | None = None
+    #: A glob over the indexed (absolute) path, as SearchOptions.path_glob.
+    path_glob: str | None = None
+    #: Seconds since the epoch (UTC), inclusive: on the file's creation date,
+    #: else its modification date, else its mtime.
+    since: float | None = None
+    until: float | None = None
+    #: Pages with this problem code (``list --problems CODE``); "" for pages with
+    #: any problem. A page criterion, like ``needs_ocr``.
+    problem: str | None = None
+    #: Only this document's record and pages (the API's page list of one document).
+    doc_hash: str | None = None
+
+    @property
+    def page_criteria(self) -> bool:
+        return self.needs_ocr is not None or self.min_coverage is not None or self.problem is not None
+
+
+@dataclass(slots=True)
+class Listing:
+    total: int
+    documents: list[DocumentRecord] = field(default_factory=list)
+    pages: list[Hit] = field(default_factory=list)
+    took: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class WriterIndex:
+    """The index a distributed set-up's writer announced on the broker (``status``):
+    its id, folder and host, and whether the writer is running."""
+
+    id: str
+    path: str
+    host: str
+    running: bool

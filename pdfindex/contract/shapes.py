@@ -1,18 +1,15 @@
 """The JSON shapes of docs/json.md, built in one place for ``--json`` and the HTTP
-API (server/), so that both always answer alike.
-
-Building them imports nothing heavy: the records are ``pdfindex.indexer``'s, but
-only their attributes are read here.
+API (server/), so that both always answer alike. They read records and take what
+they report as arguments: nothing here opens an index or asks a broker.
 """
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from pdfindex.config import Settings
-    from pdfindex.indexer import DocumentRecord, Hit, Listing, PageIndex, SearchResult
+from .problems import Problem
+from .records import DocumentRecord, Hit, Listing, SearchResult, Stats, Status, WriterIndex
 
 #: The "version" of every JSON output (docs/json.md): raised when a key changes meaning.
 JSON_VERSION = 1
@@ -31,9 +28,8 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "path": hit.path, "page": hit.page, "score": _score(hit.score), "title": hit.title,
         "coverage": None if hit.coverage is None else round(hit.coverage, 4), "needs_ocr": hit.needs_ocr,
         "snippet": hit.snippet, "highlights": [[s.start, s.end] for s in hit.spans], "doc_hash": hit.doc_hash,
-        "author": getattr(hit, "author", ""), "created": getattr(hit, "created", None),
-        "modified": getattr(hit, "modified", None), "paths": list(getattr(hit, "paths", None) or [hit.path]),
-        "problems": problems_json(getattr(hit, "problems", ())),
+        "author": hit.author, "created": hit.created, "modified": hit.modified,
+        "paths": list(hit.paths or [hit.path]), "problems": problems_json(hit.problems),
     }
 
 
@@ -42,23 +38,22 @@ def _score(score: float | None) -> float | None:
     return None if score is None else round(score, 4)
 
 
-def problems_json(problems: Iterable[Any]) -> list[dict[str, str]]:
+def problems_json(problems: Iterable[Problem]) -> list[dict[str, str]]:
     """A page's problems as the index holds them (code and message each)."""
-    return [{"code": p.code, "message": p.message} for p in problems]
+    return [{"code": str(p.code), "message": p.message} for p in problems]
 
 
 def document_json(doc: DocumentRecord) -> dict[str, Any]:
     """One file record."""
     return {
         "path": doc.path, "doc_hash": doc.doc_hash, "status": str(doc.status), "page_count": doc.page_count,
-        "title": doc.title, "author": getattr(doc, "author", ""), "subject": getattr(doc, "subject", ""),
-        "keywords": getattr(doc, "keywords", ""), "producer": doc.producer,
-        "created": getattr(doc, "created", None), "modified": getattr(doc, "modified", None),
+        "title": doc.title, "author": doc.author, "subject": doc.subject, "keywords": doc.keywords,
+        "producer": doc.producer, "created": doc.created, "modified": doc.modified,
         "mtime": doc.mtime, "size": doc.size, "ingested": doc.ingested, "error": doc.error,
         "attempts": doc.attempts,
         "mean_coverage": None if doc.mean_coverage is None else round(doc.mean_coverage, 4),
-        "paths": list(getattr(doc, "paths", None) or [doc.path]),
-        "problems": dict(sorted(getattr(doc, "problems", {}).items())),
+        "paths": list(doc.paths or [doc.path]),
+        "problems": dict(sorted(doc.problems.items())),
     }
 
 
@@ -92,26 +87,17 @@ def listing_json(listing: Listing, pages: bool) -> dict[str, Any]:
     return out
 
 
-def status_json(index: PageIndex, settings: Settings) -> dict[str, Any]:
-    """What ``status`` and ``stats`` report, the same keys in both: counts by status,
-    failures, problem counts, and the queues' depths when a broker is configured."""
-    from pdfindex.indexer import Status  # noqa: PLC0415
-
-    stats = index.stats()
+def status_json(stats: Stats, documents: Iterable[DocumentRecord], *, index_id: str | None, language: str,
+                queues: dict[str, int] | None = None, writer: WriterIndex | None = None) -> dict[str, Any]:
+    """What ``status`` and ``stats`` report, the same keys in both: the index's
+    counts, its failed and encrypted ``documents``, problem counts, and, when a
+    broker is configured, the queues' depths and the index its writer announced."""
     failures = [{"path": d.path, "status": str(d.status), "error": d.error, "attempts": d.attempts}
-                for d in index.documents() if d.status in (Status.FAILED, Status.ENCRYPTED)]
-    queues: dict[str, int] | None = None
-    writer: dict[str, Any] | None = None
-    if settings.broker_url:
-        from pdfindex.workers.identity import look  # noqa: PLC0415
-        from pdfindex.workers.queue import queue_depths  # noqa: PLC0415
-
-        queues = queue_depths(settings)
-        announced, running = look(settings)
-        if announced is not None:
-            writer = {"id": announced.id, "path": announced.path, "host": announced.host, "running": running}
-    return {"version": JSON_VERSION, "location": stats.location, "index_id": index.identity(), "writer_index": writer,
-            "language": index.language,
+                for d in documents if d.status in (Status.FAILED, Status.ENCRYPTED)]
+    writer_json = None if writer is None else {"id": writer.id, "path": writer.path, "host": writer.host,
+                                               "running": writer.running}
+    return {"version": JSON_VERSION, "location": stats.location, "index_id": index_id, "writer_index": writer_json,
+            "language": language,
             "documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
             "size_bytes": stats.size_bytes, "shard_pages": list(stats.shard_pages), "queues": queues,
             "failures": failures,

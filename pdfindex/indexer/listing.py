@@ -13,50 +13,16 @@ from __future__ import annotations
 import fnmatch
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from whoosh.query import And, Every, NumericRange, Query, Term, Wildcard
 from whoosh.searching import Searcher
 
-from .records import DocumentRecord, Hit, Status
+from pdfindex.contract.records import Hit, ListFilters, Listing
+
 from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, path_term, problems_of
 
 _SNIPPET_CHARS = 160
-
-
-@dataclass(frozen=True, slots=True)
-class ListFilters:
-    """What to list. Page criteria (``needs_ocr``, ``min_coverage``) select pages;
-    listing documents, they select the documents with at least one such page."""
-
-    status: Status | None = None
-    #: True: pages needing OCR; False: pages with a usable text layer.
-    needs_ocr: bool | None = None
-    min_coverage: float | None = None
-    #: A glob over the indexed (absolute) path, as SearchOptions.path_glob.
-    path_glob: str | None = None
-    #: Seconds since the epoch (UTC), inclusive: on the file's creation date,
-    #: else its modification date, else its mtime.
-    since: float | None = None
-    until: float | None = None
-    #: Pages with this problem code (``list --problems CODE``); "" for pages with
-    #: any problem. A page criterion, like ``needs_ocr``.
-    problem: str | None = None
-    #: Only this document's record and pages (the API's page list of one document).
-    doc_hash: str | None = None
-
-    @property
-    def page_criteria(self) -> bool:
-        return self.needs_ocr is not None or self.min_coverage is not None or self.problem is not None
-
-
-@dataclass(slots=True)
-class Listing:
-    total: int
-    documents: list[DocumentRecord] = field(default_factory=list)
-    pages: list[Hit] = field(default_factory=list)
-    took: float = 0.0
 
 
 def document_date(stored: dict[str, Any]) -> float | None:

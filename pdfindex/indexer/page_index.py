@@ -1,89 +1,45 @@
-"""The page index: a facade over Whoosh (package ``whoosh-reloaded``).
+"""``PageIndex``: one index directory, read and written through the facade.
 
-Nothing outside this package imports ``whoosh``: the rest of pdfindex speaks in
-``records`` (documents, pages, hits) through ``PageIndex``, so another engine could
-replace Whoosh here alone. Modules: ``analysis`` (tokens), ``schema`` (fields),
-``store`` (directories, generations), ``writer`` (the single writer), ``search``.
+Searching, listing, counting and checking are here; writing is handed to the
+writers (``writers``), which a search never loads; rebuilding is ``rebuild``'s.
 """
 from __future__ import annotations
-
-if __name__ != "pdfindex.indexer":  # the top-level indexer/ is a link for people, not a second name
-    raise ImportError(f"import pdfindex.indexer, not {__name__} (README, Layout)")
-
-# First of all: Whoosh imported without the start-up cost of two unused imports.
-from . import lean_import  # noqa: F401  # isort: skip
 
 import contextlib
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from whoosh.index import Index
 from whoosh.query import Term
 from whoosh.searching import Searcher
-from whoosh.util.filelock import try_for
 
-from . import listing, store
-from .errors import (
-    IndexBusy,
-    QueryError,
-    ReindexNeeded,
-    SearchIndexError,
-    StorageError,
-    UntrustedIndex,
-    is_storage_fault,
-)
-from .listing import ListFilters, Listing
-from .merge import tiered_merge
-from .records import (
-    DocumentHits,
+from pdfindex.contract.records import (
     DocumentRecord,
-    Hit,
+    ListFilters,
+    Listing,
     PageRecord,
     SearchOptions,
     SearchResult,
-    Span,
     Stats,
     Status,
 )
-from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored, holders
+
+from . import listing, store
+from .consistency import check
+from .errors import is_storage_fault
+from .marks import expand_terms
+from .rebuild import reindex
+from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, holders
 from .search import estimated_postings, run_search
-from .shards import ShardedIndex, parts, shard_of
-from .segment_writer import PageSegmentWriter
+from .shards import parts
 
 if TYPE_CHECKING:
-    from .shard_processes import ParallelShardedWriter
-    from .sharded_writer import ShardedWriter
     from .writer import PageWriter
-
-    #: What ``PageIndex.writer`` returns: each has PageWriter's interface.
-    IndexWriter: TypeAlias = "PageWriter | ShardedWriter | ParallelShardedWriter"
-
-__all__ = [
-    "DocumentHits",
-    "DocumentRecord",
-    "Hit",
-    "IndexBusy",
-    "ListFilters",
-    "Listing",
-    "PageIndex",
-    "PageRecord",
-    "QueryError",
-    "ReindexNeeded",
-    "SearchIndexError",
-    "SearchOptions",
-    "SearchResult",
-    "Span",
-    "Stats",
-    "Status",
-    "StorageError",
-    "UntrustedIndex",
-    "index_id",
-    "reindex",
-    "shard_of",
-]
+    from .writers import IndexWriter
 
 
 class PageIndex:
@@ -135,18 +91,8 @@ class PageIndex:
         shard); ``batch_pages`` is per shard. ``processes``: a sharded index's
         shards are written by a process each (``ParallelShardedWriter``), for bulk
         ingestion; it costs a process start per shard."""
-        # a search never writes: the writers are not in its start-up
-        if not isinstance(self._ix, ShardedIndex):
-            from .writer import PageWriter  # noqa: PLC0415
-
-            return PageWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
-        if processes:
-            from .shard_processes import ParallelShardedWriter  # noqa: PLC0415
-
-            return ParallelShardedWriter(self.root, self.shards, batch_pages=batch_pages, lock_timeout=lock_timeout)
-        from .sharded_writer import ShardedWriter  # noqa: PLC0415
-
-        return ShardedWriter(lambda: self._ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
+        return _writing().open_writer(lambda: self._ix, self.root, self.shards, batch_pages=batch_pages,
+                                      lock_timeout=lock_timeout, processes=processes)
 
     def shard_writer(self, shard: int, batch_pages: int = 2000, lock_timeout: float = 30.0) -> PageWriter:
         """The writer of one shard alone, for a writer that owns that shard only (a
@@ -154,13 +100,8 @@ class PageIndex:
         takes only documents of its shard (``shard_of``); a path given to one is
         released here, in this shard, and nowhere else: the caller tells the others
         (``holders`` finds who holds it)."""
-        from .sharded_writer import shard_index  # noqa: PLC0415
-        from .writer import PageWriter  # noqa: PLC0415
-
-        if not 0 <= shard < self.shards:
-            raise ValueError(f"{self.root}: no shard {shard} (the index has {self.shards})")
-        ix = (lambda: self._ix) if self.shards == 1 else shard_index(lambda: self._ix, shard)
-        return PageWriter(ix, batch_pages=batch_pages, lock_timeout=lock_timeout, root=self.root)
+        return _writing().open_shard_writer(lambda: self._ix, self.root, self.shards, shard,
+                                            batch_pages=batch_pages, lock_timeout=lock_timeout)
 
     def holders(self, paths: Iterable[str]) -> dict[str, set[str]]:
         """The documents that hold each of ``paths`` (as one of their paths), as
@@ -234,8 +175,6 @@ class PageIndex:
         (``marks.expand_terms``). Raises QueryError for a query the search would
         refuse. Expansion stops at ``timeout`` seconds and at the search's term cap:
         a cut expansion marks fewer words, never wrong ones."""
-        from .marks import expand_terms  # noqa: PLC0415 - only the server marks pages
-
         with self._faults("reading the index for the words to mark"):
             return expand_terms(self._searcher(), query, time.monotonic() + timeout)
 
@@ -315,31 +254,9 @@ class PageIndex:
                 yield len(searcher.search(Term("kind", KIND_PAGE), limit=None, scored=False))
 
     def check(self) -> list[str]:
-        """Consistency: every indexed file has exactly its page count of pages and
-        every page belongs to a file record, in the same shard, the shard its hash
-        routes to, and no path is on two documents. Returns what is wrong (empty:
-        fine)."""
-        problems: list[str] = []
-        shards = parts(self._ix)
-        holders: dict[str, list[str]] = {}
+        """Consistency (``consistency.check``): what is wrong, empty when fine."""
         with self._faults("checking the index"):
-            for k, shard in enumerate(shards):
-                where = f"shard {k}: " if len(shards) > 1 else ""
-                with shard.searcher() as searcher:
-                    pages: dict[str, set[int]] = {}
-                    for stored in searcher.documents(kind=KIND_PAGE):
-                        pages.setdefault(stored["doc_hash"], set()).add(stored["page"])
-                    records = {d["doc_hash"]: d for d in searcher.documents(kind=KIND_DOC)}
-                problems.extend(where + problem for problem in _shard_problems(pages, records))
-                for doc_hash, record in records.items():
-                    home = shard_of(doc_hash, len(shards))
-                    if home != k:
-                        problems.append(f"{where}{record.get('path')}: belongs in shard {home}")
-                    for path in record.get("paths") or [record.get("path", "")]:
-                        holders.setdefault(path, []).append(doc_hash)
-        problems.extend(f"{path}: held by {len(hashes)} documents" for path, hashes in holders.items()
-                        if len(hashes) > 1)
-        return problems
+            return check(parts(self._ix))
 
     # ---- maintenance --------------------------------------------------------------
 
@@ -354,92 +271,14 @@ class PageIndex:
         return copied
 
 
-def _shard_problems(pages: dict[str, set[int]], records: dict[str, dict[str, Any]]) -> Iterator[str]:
-    for doc_hash, numbers in pages.items():
-        record = records.get(doc_hash)
-        if record is None:
-            yield f"pages of {doc_hash[:12]} have no file record"
-        elif len(numbers) != record.get("page_count", 0):
-            yield f"{record.get('path')}: {len(numbers)} pages indexed of {record.get('page_count')}"
-    for record in records.values():
-        if record.get("status") == Status.INDEXED and record.get("page_count", 0) and record["doc_hash"] not in pages:
-            yield f"{record.get('path')}: indexed but no pages"
-
-
 def index_id(root: Path) -> str | None:
     """The id of the index at ``root`` without opening it (PageIndex.identity), None
     where there is no index or one made before ids."""
     return store.index_id(Path(root))
 
 
-def reindex(root: Path, language: str | None = None, batch_pages: int = 2000, lock_timeout: float = 30.0,
-            shards: int | None = None) -> int:
-    """``PageIndex.reindex`` for an index that this version cannot open any more.
-    ``language`` None keeps the index's own, ``shards`` None its shard count. Holds
-    the old generation's writer locks throughout, so no commit is lost. Only
-    ``gen-*`` directories directly inside the root are ever written or removed."""
-    root = Path(root)
-    if language is not None:
-        store.check_language(language)
-    if shards is not None:
-        store.check_shards(shards)
-    with store.storage_faults(root, "reindexing"):
-        old_path = store.trusted_generation(root)
-        if old_path is None:
-            raise StorageError(f"{root}: no index to rebuild; ingest files first")
-        language = language or store.stored_language(root) or store.DEFAULT_LANGUAGE
-        old = store.open_generation(root, old_path)
-        old_shards = parts(old)
-        locks = []
-        try:
-            for shard in old_shards:
-                lock = shard.lock("WRITELOCK")
-                if not try_for(lock.acquire, timeout=lock_timeout, delay=0.1):
-                    raise IndexBusy("another process is writing to the index; reindex when it is done")
-                locks.append(lock)
-            copied = _copy_into_new_generation(root, old, language, batch_pages, shards or len(old_shards))
-        finally:
-            for lock in locks:
-                lock.release()
-        store.remove_generation(root, old_path)
-    return copied
+def _writing() -> ModuleType:
+    """The writers' module, imported on the first write."""
+    from . import writers  # noqa: PLC0415 - the index writers (and shard processes): not in a search's start-up
 
-
-def _copy_into_new_generation(root: Path, old: Index, language: str, batch_pages: int, shards: int) -> int:
-    new_path, new = store.new_generation(root, language, shards)
-    targets = parts(new)
-    for target in targets:
-        target.storage.tracked = []  # closed on failure: open files would keep a full disk full
-    copied = 0
-    writers: list[PageSegmentWriter | None] = [None] * len(targets)
-    counts = [0] * len(targets)
-    try:
-        with old.searcher() as searcher:
-            for stored in searcher.all_stored_fields():
-                doc_hash = stored.get("doc_hash")
-                k = shard_of(doc_hash, len(targets))
-                writer = writers[k]
-                if writer is None:
-                    writer = writers[k] = PageSegmentWriter(targets[k])
-                writer.add_document(**fields_from_stored(stored))
-                copied += 1
-                counts[k] += 1
-                if counts[k] % batch_pages == 0:
-                    writer.commit(mergetype=tiered_merge)
-                    writers[k] = None
-        for writer in writers:
-            if writer is not None:
-                writer.commit(mergetype=tiered_merge)
-    except BaseException:
-        for writer in writers:
-            with contextlib.suppress(Exception):
-                if writer is not None and not writer.is_closed:
-                    writer.cancel()
-        for target in targets:
-            store.close_tracked(target.storage, only_removed=False)
-        store.remove_generation(root, new_path)
-        raise
-    for target in targets:
-        target.storage.tracked = None
-    store.switch_to(root, new_path)
-    return copied
+    return writers

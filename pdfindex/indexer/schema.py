@@ -19,8 +19,10 @@ from whoosh.analysis import Analyzer
 from whoosh.fields import BOOLEAN, ID, KEYWORD, NUMERIC, STORED, Schema
 from whoosh.lang import has_stopwords, stopwords_for_language
 
+from pdfindex.contract.problems import Problem
+from pdfindex.contract.records import DocumentRecord, PageRecord, Status
+
 from .analysis import PageTokenizer, PathsTokenizer
-from .records import DocumentRecord, PageProblem, PageRecord, Status
 from .textfields import PAIR_FIELD, PageText, WordPairs, common_terms
 
 #: 3: author, subject, keywords, created, modified, date, paths; exact forms
@@ -176,7 +178,7 @@ def doc_fields(doc: DocumentRecord) -> dict[str, Any]:
         "error": doc.error, "attempts": doc.attempts, **_metadata_fields(doc),
     }
     if doc.problems:
-        fields["problem_counts"] = dict(doc.problems)
+        fields["problem_counts"] = {str(code): n for code, n in doc.problems.items()}  # plain text keys
     if doc.mean_coverage is not None:
         fields["mean_coverage"] = doc.mean_coverage
     return fields
@@ -217,7 +219,8 @@ def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
         fields["coverage"] = page.coverage
     if page.problems:
         fields["problem"] = " ".join(sorted({p.code for p in page.problems}))
-        fields["problems"] = [(p.code, p.message) for p in page.problems]  # plain tuples: pickled by Whoosh
+        # plain tuples of plain text: pickled by Whoosh, so the index holds no class of ours
+        fields["problems"] = [(str(p.code), p.message) for p in page.problems]
     return fields
 
 
@@ -233,9 +236,9 @@ def fields_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
     return page_fields(doc, page)
 
 
-def problems_of(stored: dict[str, Any]) -> tuple[PageProblem, ...]:
+def problems_of(stored: dict[str, Any]) -> tuple[Problem, ...]:
     """A page's stored problems (none in an index from before schema 5)."""
-    return tuple(PageProblem(str(code), str(message)) for code, message in stored.get("problems") or ())
+    return tuple(Problem(str(code), str(message)) for code, message in stored.get("problems") or ())
 
 
 def doc_from_stored(stored: dict[str, Any]) -> DocumentRecord:

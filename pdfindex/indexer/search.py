@@ -17,13 +17,15 @@ from whoosh.query import And, NumericRange, Phrase, Query, Term, Wildcard
 from whoosh.searching import Hit as WhooshHit
 from whoosh.searching import Searcher
 
+from pdfindex.contract.limits import COUNT_CAP
+from pdfindex.contract.records import SORT_ORDERS, DocumentHits, Hit, ListFilters, SearchOptions, SearchResult, Span
+
 from .exact import RERANK_WINDOW, TypedForms, rerank, typed_forms
 from .errors import QueryError
 from .folding import MetadataFolding, Walk, metadata_folding
 from .phrase import PAIR_FIELDS, AdjacentPhrase
 from .query import bound_expansions, parse, suggest
-from .listing import ListFilters, list_page_groups, list_pages
-from .records import COUNT_CAP, DocumentHits, Hit, SearchOptions, SearchResult, Span
+from .listing import list_page_groups, list_pages
 from .schema import KIND_DOC, KIND_PAGE, RECORD_FIELDS, date_term, path_term, problems_of
 
 # Markers the formatter puts around matched terms; control characters that page
@@ -177,17 +179,14 @@ class _FilteredDeadlineCollector(FilterCollector):
                 child.collect(sub_docnum)
 
 
-#: --sort: the Whoosh facet of each order but score (newest first for dates).
-SORTS = ("score", "date", "path")
-
-
 def _order(options: SearchOptions) -> Any:
+    """``--sort``: the Whoosh facet of each order but score (newest first for dates)."""
     if options.sort == "date":
         return sorting.FieldFacet("date", reverse=True)
     if options.sort == "path":
         return sorting.FieldFacet("path")
     if options.sort != "score":
-        raise QueryError(f"unknown sort order {options.sort!r}; use one of: {', '.join(SORTS)}")
+        raise QueryError(f"unknown sort order {options.sort!r}; use one of: {', '.join(SORT_ORDERS)}")
     return None
 
 

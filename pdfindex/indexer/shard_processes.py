@@ -38,9 +38,13 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import pdfindex
+from pdfindex.contract.records import DocumentRecord
+
 from .errors import StorageError
-from .records import DocumentRecord
+from .page_index import PageIndex
 from .sharded_writer import ShardRouter, shard_index
+from .writer import PageWriter
 
 #: Operations a child may be behind its parent (a few batches' worth of files).
 _AHEAD = 256
@@ -56,8 +60,6 @@ class _Shard:
     is queued (so the caller can run ahead of a shard that is committing)."""
 
     def __init__(self, root: Path, shard: int, batch_pages: int, lock_timeout: float) -> None:
-        import pdfindex  # noqa: PLC0415 - where the package is, for the child's import path
-
         where = str(Path(pdfindex.__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [where, os.environ.get("PYTHONPATH")]))}
         ours, theirs = socket.socketpair()
@@ -198,9 +200,6 @@ def _stop(shards: list[_Shard]) -> None:
 def _serve(connection: Connection, root: str, shard: int, batch_pages: int, lock_timeout: float) -> None:
     """A shard writer's loop, in its child process: a ``PageWriter`` over shard
     ``shard`` of the index at ``root``, doing what comes through ``connection``."""
-    from . import PageIndex  # noqa: PLC0415 - the child's own imports
-    from .writer import PageWriter  # noqa: PLC0415
-
     parent = os.getppid()
     writer: Any = None
     try:

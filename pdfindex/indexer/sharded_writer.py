@@ -21,7 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .records import DocumentRecord, PageRecord
+from pdfindex.contract.records import DocumentRecord, PageRecord
+
 from .shards import ShardedIndex, shard_of
 from .writer import Batch, PageWriter
 

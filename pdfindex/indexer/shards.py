@@ -28,9 +28,6 @@ from whoosh.searching import Searcher
 
 #: A shard's directory inside its generation.
 SHARD_FORMAT = "shard-{:02d}"
-#: At most this many shards (a search opens every shard's files); config.MAX_SHARDS,
-#: PDFINDEX_SHARDS's limit, is the same (the index does not depend on the settings).
-MAX_SHARDS = 64
 
 
 def shard_of(doc_hash: object, count: int) -> int:

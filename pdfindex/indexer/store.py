@@ -30,8 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from whoosh.filedb.filestore import FileStorage
+from whoosh.filedb.structfile import StructFile
 from whoosh.index import TOC, FileIndex, clean_files
+from whoosh.lang import has_stemmer, languages
 from whoosh.util.filelock import FcntlLock
+
+from pdfindex.contract.limits import MAX_SHARDS
 
 from .errors import (
     ReindexNeeded,
@@ -43,7 +47,7 @@ from .errors import (
 )
 from .mapped import MAPPED_SUFFIX, open_mapped
 from .schema import SCHEMA_VERSION, build_schema
-from .shards import MAX_SHARDS, SHARD_FORMAT, ShardedIndex
+from .shards import SHARD_FORMAT, ShardedIndex
 
 _META = "pdfindex.json"
 _ID = "index-id"
@@ -76,8 +80,6 @@ class PrivateStorage(FileStorage):
     tracked: list[Any] | None = None
 
     def create_file(self, name: str, excl: bool = False, mode: str = "wb", **kwargs: Any) -> Any:
-        from whoosh.filedb.structfile import StructFile  # noqa: PLC0415
-
         flags = os.O_CREAT | os.O_RDWR | (os.O_EXCL if excl else os.O_TRUNC)
         fd = os.open(self._fpath(name), flags, _FILE_MODE)
         try:
@@ -331,8 +333,6 @@ DEFAULT_LANGUAGE = "en"
 
 def supported_languages() -> list[str]:
     """Language codes with a stemmer, and "none" (no stemming)."""
-    from whoosh.lang import languages  # noqa: PLC0415 - a small module, needed only here
-
     return [*sorted(languages), "none"]
 
 
@@ -340,8 +340,6 @@ def check_language(language: str) -> str:
     """``language`` if the analyzer can stem it (a code such as "fr" or a name such
     as "french"), else UnknownLanguage listing the supported codes: an unknown one
     used to mean "no stemming" without a word."""
-    from whoosh.lang import has_stemmer  # noqa: PLC0415
-
     if language == "none" or (language and has_stemmer(language)):
         return language
     raise UnknownLanguage(f"unknown language {language!r}; supported: {', '.join(supported_languages())}")

@@ -32,10 +32,11 @@ from typing import Any, Self
 from whoosh.index import TOC, Index
 from whoosh.util.filelock import try_for
 
+from pdfindex.contract.records import DocumentRecord, PageRecord, Status
+
 from . import store
 from .errors import IndexBusy, short_line
 from .merge import tiered_merge
-from .records import DocumentRecord, PageRecord, Status
 from .segment_writer import PageSegmentWriter
 from .schema import KIND_DOC, doc_fields, fields_from_stored, holders, page_fields, path_term, problem_in_fields
 

@@ -29,7 +29,7 @@ from typing import SupportsIndex
 import pdfminer
 from pdfminer.psexceptions import PSException
 
-from .problems import MAX_LINE, Problem, ProblemCode, as_problem, brief, code_of
+from pdfindex.contract.problems import MAX_LINE, Problem, ProblemCode, as_problem, brief, code_of
 
 __all__ = [
     "DAMAGE", "MAX_LINE", "Damaged", "ExtractionError", "InternalError", "NotAPdfError", "PasswordError", "Problem",

@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from typing import Any
 
-from .problems import Problem, ProblemCode
+from pdfminer.pdftypes import PDFStream, resolve1
+
+from pdfindex.contract.problems import Problem, ProblemCode
+
+from .errors import DAMAGE
+from .streams import read_stream
 
 #: Decoded XMP above this is not parsed (real packets are a few KB, padding included).
 MAX_XMP_BYTES = 1 << 20
@@ -180,11 +185,6 @@ def merge(info: dict[str, str], xmp: dict[str, str], problems: list[str] | None 
 def read_metadata(catalog: Any, info: dict[str, str]) -> Metadata:
     """The merged metadata of a document, given its catalog dictionary and its
     decoded Info strings. Never raises for damaged data: it becomes a problem."""
-    from pdfminer.pdftypes import PDFStream, resolve1  # noqa: PLC0415
-
-    from .errors import DAMAGE  # noqa: PLC0415
-    from .streams import read_stream  # noqa: PLC0415
-
     problems: list[str] = []
     xmp: dict[str, str] = {}
     try:

@@ -1,7 +1,8 @@
 """The JSON API: the CLI's answers over HTTP, in the shapes of docs/json.md.
 
 Every answer is what the matching command prints with ``--json`` (the same
-functions build both: ``pdfindex.cli.shapes``). A document is named only by its
+functions build both: ``pdfindex.contract.shapes``; the option values are read by
+``pdfindex.contract.options``, as the CLI reads them). A document is named only by its
 content hash: no endpoint takes a path, so nothing outside the index can be asked
 for, and a file is served or rendered only while its bytes still hash to the
 indexed document (a file swapped for a link to something else since it was
@@ -9,24 +10,25 @@ indexed hashes differently and is refused).
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Path as PathParam, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
 from pdfindex.config import Settings
-from pdfindex.cli.list_cmd import problem_arg, resolve_path_glob, since_arg, until_arg
-from pdfindex.cli.shapes import document_json, json_text, listing_json, problems_json, result_json, status_json
-from pdfindex.indexer import DocumentRecord, ListFilters, PageIndex, SearchOptions, Status
+from pdfindex.contract.options import OptionError, parse_date, parse_problem_code, resolve_path_glob
+from pdfindex.contract.records import DocumentRecord, ListFilters, SearchOptions, SortOrder, Status
+from pdfindex.contract.shapes import document_json, json_text, listing_json, problems_json, result_json
+from pdfindex.indexer import PageIndex
 from pdfindex.workers.files import OutsideRoots, check_under_roots
+from pdfindex.workers.status import status_report
 
 from .indexes import IndexPool
 from .lanes import SearchLanes
@@ -70,8 +72,8 @@ def _date(value: str | None, end: bool) -> float | None:
     if value is None or value == "":
         return None
     try:
-        return (until_arg if end else since_arg)(value)
-    except (argparse.ArgumentTypeError, ValueError) as exc:
+        return parse_date(value, end_of_period=end)
+    except OptionError as exc:
         raise HTTPException(400, f"{'until' if end else 'since'}={value[:40]!r}: {exc}") from None
 
 
@@ -89,8 +91,8 @@ def problem_code(value: str | None) -> str | None:
     if value is None:
         return None
     try:
-        return problem_arg(value)
-    except argparse.ArgumentTypeError as exc:
+        return parse_problem_code(value)
+    except OptionError as exc:
         raise HTTPException(400, f"problem: {exc}") from None
 
 
@@ -114,7 +116,7 @@ DocHash = Annotated[str, PathParam(pattern=HASH, description="the document's con
 def search(request: Request, q: Annotated[str, Query(max_length=4000, description="query (docs: search --help)")] = "",
            limit: Limit = 10, offset: Offset = 0, by_document: bool = False, min_coverage: Coverage = None,
            needs_ocr: NeedsOcr = None, path: PathGlob = None, since: Since = None, until: Since = None,
-           sort: Literal["score", "date", "path"] = "score", exact_count: bool = False) -> JSONResponse:
+           sort: SortOrder = "score", exact_count: bool = False) -> JSONResponse:
     st = state(request)
     low, high = dates(since, until)
     options = SearchOptions(limit=limit, offset=offset, by_document=by_document, min_coverage=min_coverage,
@@ -241,7 +243,7 @@ def _chunks(fd: int) -> Iterator[bytes]:
 def status(request: Request) -> JSONResponse:
     st = state(request)
     with st.pool.index() as ix:
-        return JSONResponse(status_json(ix, st.settings))
+        return JSONResponse(status_report(ix, st.settings))
 
 
 @router.get("/healthz", summary="Liveness: answers without a token and reads nothing")

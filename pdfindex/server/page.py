@@ -20,8 +20,9 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader
 
-from pdfindex.cli.terminal import shown
-from pdfindex.indexer import Hit, QueryError, SearchOptions, SearchResult
+from pdfindex.contract.display import shown
+from pdfindex.contract.records import Hit, SearchOptions, SearchResult, SortOrder
+from pdfindex.indexer import QueryError
 
 from . import api
 from .access import COOKIE, form_field, safe_next, session_value, token_matches
@@ -114,7 +115,7 @@ def search_page(request: Request, q: Annotated[str, Query(max_length=4000)] = ""
                 min_coverage: Annotated[str, Query(max_length=10)] = "",
                 needs_ocr: Literal["", "yes", "no"] = "", path: Annotated[str, Query(max_length=4096)] = "",
                 since: Annotated[str, Query(max_length=40)] = "", until: Annotated[str, Query(max_length=40)] = "",
-                sort: Literal["score", "date", "path"] = "score") -> HTMLResponse:
+                sort: SortOrder = "score") -> HTMLResponse:
     st = api.state(request)
     coverage = _coverage(min_coverage)
     form = {"q": q, "by_document": by_document, "min_coverage": "" if coverage is None else coverage,

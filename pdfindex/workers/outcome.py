@@ -14,8 +14,8 @@ from billiard.exceptions import SoftTimeLimitExceeded
 
 from pdfindex import pipeline
 from pdfindex.indexer import DocumentRecord, PageRecord, Status
-from pdfindex.indexer.records import PageProblem
-from pdfindex.pipeline.problems import MAX_LINE, Problem, ProblemCode, as_problem
+from pdfindex.contract.problems import MAX_LINE, Problem, ProblemCode, as_problem
+from pdfindex.contract.shapes import problems_json
 
 from .files import FileRead, file_identity, read_pdf
 
@@ -43,7 +43,7 @@ MAX_PAGE_PROBLEMS = 256
 _CODES = frozenset(str(c) for c in ProblemCode)
 
 
-def _page_problems(raw: object, what: str) -> tuple[PageProblem, ...]:
+def _page_problems(raw: object, what: str) -> tuple[Problem, ...]:
     """A page's problems from JSON: at most MAX_PAGE_PROBLEMS, each exactly a known
     code and a message of at most MAX_LINE characters."""
     if not isinstance(raw, list) or len(raw) > MAX_PAGE_PROBLEMS:
@@ -57,7 +57,7 @@ def _page_problems(raw: object, what: str) -> tuple[PageProblem, ...]:
             raise ValueError(f"{what}: unknown problem code {str(code)[:40]!r}")
         if not isinstance(message, str) or len(message) > MAX_LINE:
             raise ValueError(f"{what}: a problem message is not text of at most {MAX_LINE} characters")
-        out.append(PageProblem(code, message))
+        out.append(Problem(code, message))
     return tuple(out)
 
 
@@ -66,7 +66,7 @@ def _problem_sums(pages: Sequence[PageRecord]) -> dict[str, int]:
     sums: dict[str, int] = {}
     for page in pages:
         for problem in page.problems:
-            sums[problem.code] = sums.get(problem.code, 0) + 1
+            sums[str(problem.code)] = sums.get(str(problem.code), 0) + 1
     return sums
 
 
@@ -97,8 +97,9 @@ class Outcome:
 
     def to_json(self) -> str:
         # ASCII escapes keep file names that are not UTF-8 (lone surrogates) lossless.
-        return json.dumps({"doc": asdict(self.doc), "pages": [asdict(p) for p in self.pages],
-                           "job_hash": self.job_hash or self.doc.doc_hash})
+        # Problems are text with a code: written as {code, message} (asdict would write the text alone).
+        pages = [{**asdict(p), "problems": problems_json(p.problems)} for p in self.pages]
+        return json.dumps({"doc": asdict(self.doc), "pages": pages, "job_hash": self.job_hash or self.doc.doc_hash})
 
     @staticmethod
     def from_json(data: str | bytes) -> Outcome:
@@ -189,7 +190,7 @@ def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: i
     )
 
 
-def _typed(problems: Sequence[str]) -> tuple[PageProblem, ...]:
+def _typed(problems: Sequence[str]) -> tuple[Problem, ...]:
     """A page's problems as records, as many as an outcome may carry (the last
     kept says how many more there were)."""
     typed = [as_problem(p) for p in problems]
@@ -197,7 +198,7 @@ def _typed(problems: Sequence[str]) -> tuple[PageProblem, ...]:
         dropped = len(typed) - MAX_PAGE_PROBLEMS + 1
         typed = [*typed[:MAX_PAGE_PROBLEMS - 1],
                  Problem(ProblemCode.CAP_HIT, f"{dropped} more problems on this page not listed")]
-    return tuple(PageProblem(str(p.code), p[:MAX_LINE]) for p in typed)
+    return tuple(typed)
 
 
 def _read_failed(path: Path, read: FileRead, job_hash: str, status: Status, error: str, attempts: int) -> Outcome:
