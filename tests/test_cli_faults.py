@@ -40,7 +40,7 @@ from pdfindex.cli.main import main as cli_main
 from pdfindex.indexer import PageIndex, Status
 from tests import redis_db
 from tests.builders import font_resources, mono_font, text_line
-from pdfindex.workers.queue import RESULTS, WRITER_ERROR, WRITER_LOCK, WRITING
+from pdfindex.workers.lanes import RESULTS, WRITER_ERROR, WRITER_LOCK, WRITING
 from tests.ingest_helpers import (
     flushed_redis,
     ROOT,

@@ -183,7 +183,7 @@ def test_celery_worker_logging_drops_pdfminer_damage_but_not_ours() -> None:
     code = ("import logging; from pdfindex.workers.app import app; app.log.setup(loglevel='INFO'); "
             "logging.getLogger('pdfminer.pdfparser').warning('recoverable damage'); "
             "logging.getLogger('pdfminer.pdfdocument').error('a pdfminer error'); "
-            "logging.getLogger('pdfindex.workers.queue').warning('one of ours'); "
+            "logging.getLogger('pdfindex.workers.drain').warning('one of ours'); "
             "print('LEVEL', logging.getLogger('pdfminer').level)")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=cli_env(), capture_output=True, text=True,
                        timeout=60)

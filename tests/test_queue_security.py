@@ -19,6 +19,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,9 @@ from tests.ingest_helpers import (
     write,
 )
 from tests.test_ingest_celery import Cluster, PrivateRedis, _free_port
-from pdfindex.workers import queue
+from pdfindex.workers import handoff, lanes, messages, run_progress, transport, writer_lock
+from pdfindex.workers.drain import Drain, Sink, WriteBatch
+from pdfindex.workers.staging import Staging
 from pdfindex.workers.errors import BrokerError
 from pdfindex.workers.outcome import Outcome, failed
 
@@ -133,12 +136,12 @@ RUN = "cd" * 16
     (["/docs/a.pdf", HASH, 12345], {}, "run id"),
 ])
 def test_malformed_extract_messages_are_refused(args: list[Any], kwargs: dict[str, Any], problem: str) -> None:
-    with pytest.raises(queue.BadMessage, match=problem):
-        queue.parse_extract(args, kwargs)
+    with pytest.raises(messages.BadMessage, match=problem):
+        messages.parse_extract(args, kwargs)
 
 
 def test_a_well_formed_extract_message_parses() -> None:
-    job = queue.parse_extract(["/docs/a.pdf", HASH], {"run_id": RUN})
+    job = messages.parse_extract(["/docs/a.pdf", HASH], {"run_id": RUN})
     assert (job.path, job.doc_hash, job.run_id) == ("/docs/a.pdf", HASH, RUN)
 
 
@@ -154,7 +157,7 @@ ROOTS = (Path("/docs"),)
 
 
 def test_a_well_formed_item_parses() -> None:
-    handoff = queue.parse_item(json.dumps(_item("/docs/a.pdf")).encode(), ROOTS)
+    handoff = messages.parse_item(json.dumps(_item("/docs/a.pdf")).encode(), ROOTS)
     assert (handoff.run_id, handoff.job_hash, handoff.outcome.doc.path) == (RUN, HASH, "/docs/a.pdf")
     assert [p.text for p in handoff.outcome.pages] == ["hello"]
 
@@ -172,19 +175,19 @@ def test_a_well_formed_item_parses() -> None:
     (json.dumps({**_item("/docs/a.pdf"), "job": "ef" * 32}).encode(), "job hash"),
     (json.dumps({**_item("/docs/a.pdf"), "outcome": {"doc": {}}}).encode(), "not a JSON string"),
     (b'{"run": ' * 100_000, "not JSON"),  # deep nesting
-    (b" " * (queue.MAX_ITEM_BYTES + 1), "over the limit"),
+    (b" " * (messages.MAX_ITEM_BYTES + 1), "over the limit"),
 ])
 def test_malformed_items_are_refused(raw: bytes, problem: str) -> None:
-    with pytest.raises(queue.BadMessage, match=problem):
-        queue.parse_item(raw, ROOTS)
+    with pytest.raises(messages.BadMessage, match=problem):
+        messages.parse_item(raw, ROOTS)
 
 
 # ---- the writer on a real Redis and a real index ---------------------------------------------
 
-def _real_write(index: PageIndex) -> queue.WriteBatch:
+def _real_write(index: PageIndex) -> WriteBatch:
     from pdfindex.workers.tasks import write_batch
 
-    return lambda batch, ensure: write_batch(index, batch, ensure)
+    return partial(write_batch, index, Staging())
 
 
 def test_poisoned_items_are_dropped_and_the_queue_behind_them_is_written(
@@ -204,43 +207,43 @@ def test_poisoned_items_are_dropped_and_the_queue_behind_them_is_written(
         json.dumps(_item("/etc/shadow", job="9" * 64)).encode(),
     ]
     # A killed writer's batch with poison in front, then the results queue.
-    r.rpush(queue.WRITING, poison[0], json.dumps(good[0]).encode())
-    r.rpush(queue.RESULTS, poison[1], json.dumps(good[1]).encode(), poison[2], json.dumps(good[2]).encode())
+    r.rpush(lanes.WRITING, poison[0], json.dumps(good[0]).encode())
+    r.rpush(lanes.RESULTS, poison[1], json.dumps(good[1]).encode(), poison[2], json.dumps(good[2]).encode())
     index = PageIndex(tmp_path / "index")
-    with caplog.at_level("ERROR", logger="pdfindex.queue"):
-        written = queue.drain(r, 2000, _real_write(index), (docs,))
+    with caplog.at_level("ERROR", logger="pdfindex.workers.drain"):
+        written = Drain(r, (docs,), 2000).run(Sink(_real_write(index)))
     assert written == 3
     for i in range(3):
         assert find(PageIndex(tmp_path / "index"), f"goodword{i}") == [(str(docs / f"f{i}.pdf"), 1)]
     dropped = [rec.getMessage() for rec in caplog.records if "dropped a hand-off item" in rec.getMessage()]
     assert len(dropped) == 3, dropped
     assert "not a hand-off item" in dropped[0] and "not JSON" in dropped[1] and "outside" in dropped[2]
-    assert r.llen(queue.WRITING) == 0 and r.llen(queue.RESULTS) == 0
+    assert r.llen(lanes.WRITING) == 0 and r.llen(lanes.RESULTS) == 0
     assert snapshot(elsewhere) == before
     assert "/etc/shadow" not in docs_by_path(PageIndex(tmp_path / "index"))
-    progress = r.hgetall(queue.run_key(RUN))
+    progress = r.hgetall(run_progress.run_key(RUN))
     assert sorted(progress) == sorted(f"{i:064x}".encode() for i in range(3))
     # a second drain finds nothing left: the poison is not retried
-    assert queue.drain(r, 2000, _real_write(index), (docs,)) == 0
+    assert Drain(r, (docs,), 2000).run(Sink(_real_write(index))) == 0
 
 
 def test_the_lock_outlives_its_ttl_during_a_long_drain(server: Server, tmp_path: Path) -> None:
     """Lock TTL 1 s, a batch that takes 3.5 s: the heartbeat keeps the same token
     (redis-py's thread-local token made every renewal fail before)."""
     r = server.admin()
-    r.rpush(queue.RESULTS, json.dumps(_item(str(tmp_path / "a.pdf"))).encode())
+    r.rpush(lanes.RESULTS, json.dumps(_item(str(tmp_path / "a.pdf"))).encode())
     tokens: list[bytes | None] = []
 
-    def slow_write(batch: list[queue.HandOff], ensure: Any) -> list[dict[str, Any]]:
+    def slow_write(batch: list[messages.HandOff], ensure: Any) -> list[dict[str, Any]]:
         for _ in range(7):
             time.sleep(0.5)
-            tokens.append(r.get(queue.WRITER_LOCK))
+            tokens.append(r.get(lanes.WRITER_LOCK))
         ensure()
         return [{"status": "indexed"} for _ in batch]
 
-    assert queue.drain(r, 2000, slow_write, (tmp_path,), lock_seconds=1) == 1
+    assert Drain(r, (tmp_path,), 2000, lock_seconds=1).run(Sink(slow_write)) == 1
     assert len(tokens) == 7 and tokens[0] is not None and set(tokens) == {tokens[0]}
-    assert not r.exists(queue.WRITER_LOCK)  # released at the end
+    assert not r.exists(lanes.WRITER_LOCK)  # released at the end
 
 
 def test_a_stolen_lock_stops_the_writer_before_it_commits(
@@ -248,27 +251,27 @@ def test_a_stolen_lock_stops_the_writer_before_it_commits(
     r = server.admin()
     docs = tmp_path / "docs"
     item = json.dumps(_item(str(docs / "a.pdf"), text="stolenword")).encode()
-    r.rpush(queue.RESULTS, item)
+    r.rpush(lanes.RESULTS, item)
     index = PageIndex(tmp_path / "index")
     real = _real_write(index)
 
-    def write_while_stolen(batch: list[queue.HandOff], ensure: Any) -> list[dict[str, Any]]:
-        r.set(queue.WRITER_LOCK, "another-writer", px=60_000)  # its lock lapsed; another writer took it
+    def write_while_stolen(batch: list[messages.HandOff], ensure: Any) -> list[dict[str, Any]]:
+        r.set(lanes.WRITER_LOCK, "another-writer", px=60_000)  # its lock lapsed; another writer took it
         time.sleep(1.0)  # the heartbeat notices
         return real(batch, ensure)
 
-    with caplog.at_level("ERROR", logger="pdfindex.queue"), pytest.raises(queue.LockLost, match="lock"):
-        queue.drain(r, 2000, write_while_stolen, (docs,), lock_seconds=1.5)
+    with caplog.at_level("ERROR", logger="pdfindex.workers.writer_lock"), pytest.raises(writer_lock.LockLost, match="lock"):
+        Drain(r, (docs,), 2000, lock_seconds=1.5).run(Sink(write_while_stolen))
     assert any("writer lock" in rec.getMessage() for rec in caplog.records)
-    assert r.lrange(queue.WRITING, 0, -1) == [item]  # left for the next writer
-    assert r.get(queue.WRITER_LOCK) == b"another-writer"  # not released by us
+    assert r.lrange(lanes.WRITING, 0, -1) == [item]  # left for the next writer
+    assert r.get(lanes.WRITER_LOCK) == b"another-writer"  # not released by us
     assert find(PageIndex(tmp_path / "index"), "stolenword") == []  # nothing committed
 
 
 def test_queue_depths_broker_errors_are_one_line(tmp_path: Path) -> None:
     port = _free_port()
     with pytest.raises(BrokerError) as info:
-        queue.queue_depths(_settings(f"redis://:s3cret@127.0.0.1:{port}/0"))
+        handoff.queue_depths(_settings(f"redis://:s3cret@127.0.0.1:{port}/0"))
     assert str(info.value) == f"cannot reach the broker at redis://:***@127.0.0.1:{port}/0: connection refused"
 
 
@@ -288,8 +291,8 @@ def test_password_and_acl_errors_are_one_line(tmp_path: Path) -> None:
     try:
         s.start()
         base = f"127.0.0.1:{s.port}/0"
-        queue.ping(_settings(f"redis://ingest:ingestpw@{base}"))
-        assert queue.queue_depths(_settings(f"redis://:adminpw@{base}"))["extract"] == 0
+        transport.ping(_settings(f"redis://ingest:ingestpw@{base}"))
+        assert handoff.queue_depths(_settings(f"redis://:adminpw@{base}"))["extract"] == 0
         cases = {
             f"redis://ingest:wrong@{base}": "authentication failed (wrong password or user name)",
             f"redis://:wrong@{base}": "authentication failed (wrong password or user name)",
@@ -298,7 +301,7 @@ def test_password_and_acl_errors_are_one_line(tmp_path: Path) -> None:
         }
         for url, problem in cases.items():
             with pytest.raises(BrokerError) as info:
-                queue.queue_depths(_settings(url))
+                handoff.queue_depths(_settings(url))
             message = str(info.value)
             assert message.startswith(f"cannot reach the broker at {config.redact_url(url)}: {problem}"), message
             assert "wrong" not in message.split(": ", 1)[0] and "\n" not in message
@@ -349,13 +352,13 @@ def test_rediss_with_query_options(tmp_path: Path) -> None:
         s.start()
         base = f"rediss://127.0.0.1:{s.port}/0"
         for reqs in ("required", "CERT_REQUIRED"):
-            assert queue.queue_depths(_settings(f"{base}?ssl_cert_reqs={reqs}&ssl_ca_certs={tls / 'ca.pem'}")) \
+            assert handoff.queue_depths(_settings(f"{base}?ssl_cert_reqs={reqs}&ssl_ca_certs={tls / 'ca.pem'}")) \
                 == {"extract": 0, "index": 0, "waiting to be written": 0}
         # Without the CA the server's certificate cannot be verified; verification is on by default.
         with pytest.raises(BrokerError, match="TLS failed"):
-            queue.queue_depths(_settings(base))
+            handoff.queue_depths(_settings(base))
         with pytest.raises(BrokerError, match="ssl_cert_reqs='maybe'"):
-            queue.client(_settings(f"{base}?ssl_cert_reqs=maybe"))
+            transport.client(_settings(f"{base}?ssl_cert_reqs=maybe"))
     finally:
         s.stop()
 
@@ -414,7 +417,7 @@ def test_forged_extract_messages_are_refused_and_nothing_is_read(
     assert all(w.proc.poll() is None for w in cluster.workers.values()), cluster.logs()
     dump = b"".join(r.dump(k) or b"" for k in r.keys("*"))
     assert b"secretive" not in dump
-    assert r.llen(queue.RESULTS) == 0 and r.llen(queue.WRITING) == 0
+    assert r.llen(lanes.RESULTS) == 0 and r.llen(lanes.WRITING) == 0
     assert snapshot(elsewhere) == before
     assert PageIndex(tmp_path / "index").stats().documents == 0  # no record: the writer was never asked to write
     # the workers still serve real ingests
@@ -432,8 +435,8 @@ def test_forged_hand_off_items_do_not_stall_the_writer(server: Server, cluster: 
     write(elsewhere / "current", b"gen-1")
     before = snapshot(elsewhere)
     r = server.admin()
-    r.rpush(queue.WRITING, json.dumps({"run": RUN, "index": str(elsewhere), "pages": 0, "outcome": "{}"}))
-    r.rpush(queue.RESULTS, b"{broken json", json.dumps(_item("/etc/passwd", text="forgedword")))
+    r.rpush(lanes.WRITING, json.dumps({"run": RUN, "index": str(elsewhere), "pages": 0, "outcome": "{}"}))
+    r.rpush(lanes.RESULTS, b"{broken json", json.dumps(_item("/etc/passwd", text="forgedword")))
     files = [write(tmp_path / "docs" / f"d{i}.pdf", text_pdf(f"behind{i}", 1)) for i in range(3)]
     cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
     summary = parse_summary(ingest(tmp_path / "index", tmp_path / "docs", env=cluster.env, timeout=60).stdout)
@@ -444,7 +447,7 @@ def test_forged_hand_off_items_do_not_stall_the_writer(server: Server, cluster: 
     assert find(ix, "forgedword") == [] and "/etc/passwd" not in docs_by_path(ix)
     writer_log = cluster.workers["writer"].log_text()
     assert writer_log.count("dropped a hand-off item") == 3, writer_log[-3000:]
-    assert r.llen(queue.WRITING) == 0 and r.llen(queue.RESULTS) == 0
+    assert r.llen(lanes.WRITING) == 0 and r.llen(lanes.RESULTS) == 0
     assert snapshot(elsewhere) == before
 
 
@@ -550,7 +553,7 @@ def test_signed_cluster_ingests_and_unsigned_messages_are_rejected(server: Serve
         inside = write(tmp_path / "docs" / "planted.pdf", text_pdf("planted", 1))
         _attacker(server.url).send_task("pdfindex.extract", queue="extract", args=[
             str(inside), hashlib.sha256(inside.read_bytes()).hexdigest(), uuid.uuid4().hex])
-        r.rpush(queue.RESULTS, json.dumps(_item(str(tmp_path / "docs" / "x.pdf"), text="unsignedword")))
+        r.rpush(lanes.RESULTS, json.dumps(_item(str(tmp_path / "docs" / "x.pdf"), text="unsignedword")))
         _attacker(server.url).send_task("pdfindex.write", queue="index")
         # The same attacker with a key of its own, not in the workers' certificate store.
         other_key, other_cert = _signing_material(tmp_path / "other", "mallory")
@@ -580,7 +583,7 @@ def test_signed_cluster_ingests_and_unsigned_messages_are_rejected(server: Serve
         ix = PageIndex(tmp_path / "index")
         assert find(ix, page_word("later", 1)) == [(str(later), 1)]
         assert find(ix, page_word("planted", 1)) == [] and find(ix, "unsignedword") == []
-        assert r.llen(queue.RESULTS) == 0 and r.llen(queue.WRITING) == 0
+        assert r.llen(lanes.RESULTS) == 0 and r.llen(lanes.WRITING) == 0
     finally:
         cluster.stop()
 
@@ -628,8 +631,8 @@ def test_the_memory_cap_is_lifted_after_an_extraction(tmp_path: Path) -> None:
 
 def test_outcome_round_trip_through_an_item() -> None:
     outcome = failed(Path("/docs/ø\udcff.pdf"), HASH, Status.FAILED, "because")
-    item = queue.handoff_item(RUN, HASH, outcome.to_json(), 0)
-    handoff = queue.parse_item(json.dumps(item).encode(), ROOTS)
+    item = messages.handoff_item(RUN, HASH, outcome.to_json(), 0)
+    handoff = messages.parse_item(json.dumps(item).encode(), ROOTS)
     assert handoff.outcome == Outcome.from_json(outcome.to_json())
 
 

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ import pytest
 import redis
 
 from pdfindex.indexer import PageIndex, PageRecord, SearchOptions, Status, shard_of
-from pdfindex.workers import queue
+from pdfindex.workers import lanes, messages
+from pdfindex.workers.drain import Drain, Sink, route
 from pdfindex.workers.outcome import Outcome, failed
 from tests import redis_db
 from tests.ingest_helpers import (
@@ -66,7 +68,7 @@ def _item(path: Path, job: str, word: str, doc_hash: str | None = None) -> bytes
     doc = dataclasses.replace(failed(path, doc_hash or job, Status.FAILED, "x").doc, status=Status.INDEXED,
                               page_count=1, error="")
     page = PageRecord(number=1, text=f"{word} sharded words", coverage=1.0, glyphs=20, unresolved=0, needs_ocr=False)
-    return json.dumps(queue.handoff_item(RUN, job, Outcome(doc, [page], job).to_json(), 1)).encode()
+    return json.dumps(messages.handoff_item(RUN, job, Outcome(doc, [page], job).to_json(), 1)).encode()
 
 
 def _hash_in(shard: int, shards: int, start: int = 0) -> str:
@@ -77,21 +79,22 @@ def _hash_in(shard: int, shards: int, start: int = 0) -> str:
     return h
 
 
-class Kicks(list[queue.Lane]):
+class Kicks(list[lanes.Lane]):
     """A drain's or router's ``send_kick``: records each lane kicked."""
 
-    def __call__(self, lane: queue.Lane) -> None:
+    def __call__(self, lane: lanes.Lane) -> None:
         self.append(lane)
 
 
 def _drain_shard(r: redis.Redis, index: PageIndex, shard: int, docs: Path, kicks: Kicks) -> int:
     """What shard ``shard``'s writer does when kicked (tasks._write_lane), with the
     kicks it sends recorded instead of sent."""
+    from pdfindex.workers.staging import Staging
     from pdfindex.workers.tasks import _home, write_shard_batch
 
-    lane = queue.Lane(shard)
-    return queue.drain(r, 2000, lambda batch, ensure: write_shard_batch(index, shard, r, kicks, batch, ensure),
-                       (docs,), lane=lane, home=_home(index.shards, shard), send_kick=kicks)
+    lane = lanes.Lane(shard)
+    write = partial(write_shard_batch, index, shard, r, kicks, Staging())
+    return Drain(r, (docs,), 2000).run(Sink(write, home=_home(index.shards, shard), send_kick=kicks), lane)
 
 
 # ---- routing, forwarding and releases on a real Redis and a real index ----------------------
@@ -101,14 +104,14 @@ def test_the_router_moves_each_item_to_its_shard_s_lane_and_kicks_each_lane_once
     docs = tmp_path / "docs"
     jobs = [_hash_in(k % 3, 3, start=100 * k) for k in range(9)]
     items = [_item(docs / f"f{n}.pdf", job, f"routed{n}") for n, job in enumerate(jobs)]
-    broker.rpush(queue.RESULTS, items[0], b"not json", *items[1:], json.dumps({"job": "x" * 64}).encode())
+    broker.rpush(lanes.RESULTS, items[0], b"not json", *items[1:], json.dumps({"job": "x" * 64}).encode())
     kicks = Kicks()
-    assert queue.route(broker, 3, kicks) == 9
+    assert route(broker, 3, kicks) == 9
     for k in range(3):
-        assert broker.lrange(queue.Lane(k).results, 0, -1) == [i for i, j in zip(items, jobs, strict=True) if shard_of(j, 3) == k]
+        assert broker.lrange(lanes.Lane(k).results, 0, -1) == [i for i, j in zip(items, jobs, strict=True) if shard_of(j, 3) == k]
     assert sorted(lane.shard for lane in kicks) == [0, 1, 2]  # once each, however many items
-    assert broker.llen(queue.RESULTS) == 0 and broker.llen(queue.WRITING) == 0
-    assert not broker.exists(queue.WRITER_LOCK)
+    assert broker.llen(lanes.RESULTS) == 0 and broker.llen(lanes.WRITING) == 0
+    assert not broker.exists(lanes.WRITER_LOCK)
 
 
 def test_a_router_killed_mid_step_leaves_its_items_for_the_next_one(broker: redis.Redis, tmp_path: Path) -> None:
@@ -116,10 +119,10 @@ def test_a_router_killed_mid_step_leaves_its_items_for_the_next_one(broker: redi
     the next router, once: none lost, none doubled."""
     job = _hash_in(1, 2)
     taken = _item(tmp_path / "taken.pdf", job, "taken")
-    broker.rpush(queue.WRITING, taken)
-    broker.rpush(queue.RESULTS, _item(tmp_path / "new.pdf", _hash_in(1, 2, start=5000), "new"))
-    assert queue.route(broker, 2, Kicks()) == 2
-    assert broker.lrange(queue.Lane(1).results, 0, 0) == [taken] and broker.llen(queue.Lane(1).results) == 2
+    broker.rpush(lanes.WRITING, taken)
+    broker.rpush(lanes.RESULTS, _item(tmp_path / "new.pdf", _hash_in(1, 2, start=5000), "new"))
+    assert route(broker, 2, Kicks()) == 2
+    assert broker.lrange(lanes.Lane(1).results, 0, 0) == [taken] and broker.llen(lanes.Lane(1).results) == 2
 
 
 def test_a_shard_writer_writes_its_shard_and_forwards_an_item_of_another(broker: redis.Redis, tmp_path: Path) -> None:
@@ -130,12 +133,12 @@ def test_a_shard_writer_writes_its_shard_and_forwards_an_item_of_another(broker:
     index = PageIndex(root, new_shards=2)
     mine, theirs = _hash_in(0, 2), _hash_in(1, 2)
     stray = _item(docs / "stray.pdf", mine, "stray", doc_hash=theirs)  # planned in shard 0, its content in 1
-    broker.rpush(queue.Lane(0).results, _item(docs / "mine.pdf", mine, "mine"), stray)
+    broker.rpush(lanes.Lane(0).results, _item(docs / "mine.pdf", mine, "mine"), stray)
     kicks = Kicks()
     assert _drain_shard(broker, index, 0, docs, kicks) == 1
     assert find(index, "mine") == [(str(docs / "mine.pdf"), 1)] and find(index, "stray") == []
-    assert broker.lrange(queue.Lane(1).results, 0, -1) == [stray] and kicks == [queue.Lane(1)]
-    assert broker.llen(queue.Lane(0).writing) == 0
+    assert broker.lrange(lanes.Lane(1).results, 0, -1) == [stray] and kicks == [lanes.Lane(1)]
+    assert broker.llen(lanes.Lane(0).writing) == 0
     assert _drain_shard(broker, index, 1, docs, Kicks()) == 1
     assert find(index, "stray") == [(str(docs / "stray.pdf"), 1)]
     (holder,) = index.holders([str(docs / "stray.pdf")])[str(docs / "stray.pdf")]
@@ -152,20 +155,20 @@ def test_a_path_taken_in_one_shard_is_released_by_the_other_shard_s_writer(broke
     index = PageIndex(root, new_shards=2)
     path = docs / "report.pdf"
     old, new = _hash_in(0, 2), _hash_in(1, 2)
-    broker.rpush(queue.Lane(0).results, _item(path, old, "oldversion"))
+    broker.rpush(lanes.Lane(0).results, _item(path, old, "oldversion"))
     assert _drain_shard(broker, index, 0, docs, Kicks()) == 1
-    broker.rpush(queue.Lane(1).results, _item(path, new, "newversion"))
+    broker.rpush(lanes.Lane(1).results, _item(path, new, "newversion"))
     kicks = Kicks()
     assert _drain_shard(broker, index, 1, docs, kicks) == 1
-    assert kicks == [queue.Lane(0)]
-    (release,) = broker.lrange(queue.Lane(0).results, 0, -1)
-    assert queue.parse_item(release, (docs,)) == queue.Release(str(path), new)
+    assert kicks == [lanes.Lane(0)]
+    (release,) = broker.lrange(lanes.Lane(0).results, 0, -1)
+    assert messages.parse_item(release, (docs,)) == messages.Release(str(path), new)
     assert index.holders([str(path)]) == {str(path): {old, new}}  # until shard 0's writer reads it
     assert _drain_shard(broker, index, 0, docs, Kicks()) == 0  # no file written, a path released
     assert index.holders([str(path)]) == {str(path): {new}}
     assert index.document(old) is None and find(index, "oldversion") == []
     assert find(index, "newversion") == [(str(path), 1)]
-    assert index.check() == [] and broker.llen(queue.Lane(0).writing) == 0
+    assert index.check() == [] and broker.llen(lanes.Lane(0).writing) == 0
 
 
 @pytest.mark.parametrize("forged", ["owner holds nothing", "owner in the same shard", "owner holds another path"])
@@ -176,16 +179,16 @@ def test_a_forged_release_changes_nothing(broker: redis.Redis, tmp_path: Path, f
     index = PageIndex(root, new_shards=2)
     path, elsewhere = docs / "kept.pdf", docs / "other.pdf"
     victim, other = _hash_in(0, 2), _hash_in(1, 2)
-    broker.rpush(queue.Lane(0).results, _item(path, victim, "victim"))
-    broker.rpush(queue.Lane(1).results, _item(elsewhere, other, "other"))
+    broker.rpush(lanes.Lane(0).results, _item(path, victim, "victim"))
+    broker.rpush(lanes.Lane(1).results, _item(elsewhere, other, "other"))
     _drain_shard(broker, index, 0, docs, Kicks())
     _drain_shard(broker, index, 1, docs, Kicks())
     owner = {"owner holds nothing": _hash_in(1, 2, start=9000), "owner in the same shard": victim,
              "owner holds another path": other}[forged]
-    broker.rpush(queue.Lane(0).results, json.dumps(queue.release_item(str(path), owner)).encode())
+    broker.rpush(lanes.Lane(0).results, json.dumps(messages.release_item(str(path), owner)).encode())
     assert _drain_shard(broker, index, 0, docs, Kicks()) == 0
     assert index.holders([str(path)]) == {str(path): {victim}} and find(index, "victim") == [(str(path), 1)]
-    assert broker.llen(queue.Lane(0).writing) == 0 and broker.llen(queue.Lane(0).results) == 0
+    assert broker.llen(lanes.Lane(0).writing) == 0 and broker.llen(lanes.Lane(0).results) == 0
 
 
 @pytest.mark.parametrize(("item", "problem"), [
@@ -196,8 +199,8 @@ def test_a_forged_release_changes_nothing(broker: redis.Redis, tmp_path: Path, f
     ({"release": "/docs/x.pdf", "owner": "a" * 64, "more": 1}, "not a hand-off item"),
 ])
 def test_a_malformed_release_is_refused(item: dict[str, Any], problem: str) -> None:
-    with pytest.raises(queue.BadMessage, match=problem):
-        queue.parse_item(json.dumps(item).encode(), (Path("/docs"),))
+    with pytest.raises(messages.BadMessage, match=problem):
+        messages.parse_item(json.dumps(item).encode(), (Path("/docs"),))
 
 
 @pytest.mark.parametrize("args", [("1",), (True,), (-1,), (64,), (1.0,), (0, 1), (None,)])
@@ -208,7 +211,7 @@ def test_a_malformed_write_message_is_refused(args: tuple[Any, ...], caplog: pyt
         assert _lane_of(args, {}) is None
     assert "refused pdfindex.write" in caplog.text
     assert _lane_of((), {"shard": 1}) is None
-    assert _lane_of((), {}) == queue.COMMON and _lane_of((3,), {}) == queue.Lane(3)
+    assert _lane_of((), {}) == lanes.COMMON and _lane_of((3,), {}) == lanes.Lane(3)
 
 
 @pytest.mark.parametrize("name", ["index.x", "index.64", "index.-1", "index.", "index.\u0663", "index.1.2"])
@@ -294,7 +297,7 @@ def test_a_writer_per_shard_writes_the_index_one_writer_would(broker: redis.Redi
     ingest(embedded, folder, env=cli_env(PDFINDEX_SHARDS="2"))
     queries = ["sharded", "words", "sharded3all OR sharded7all", '"sharded words"']
     assert _hits(ix, queries) == _hits(PageIndex(embedded), queries)
-    assert all(broker.llen(lane.results) == 0 and broker.llen(lane.writing) == 0 for lane in queue.lanes(2))
+    assert all(broker.llen(lane.results) == 0 and broker.llen(lane.writing) == 0 for lane in lanes.lanes(2))
 
 
 def _cli_worker(cluster: Cluster, name: str, queues: str) -> Worker:
@@ -321,7 +324,7 @@ def test_a_stopped_shard_writer_holds_back_only_its_own_shard(broker: redis.Redi
     assert set(shards) == {0, 1}
     cluster = _cluster(tmp_path)
     with _ingesting(cluster, folder, index, ("ex", "extract", 2), SHARD_WRITERS[0]) as client:
-        wait_for(lambda: broker.llen(queue.Lane(1).results) + broker.llen(queue.Lane(1).writing) == shards.count(1)
+        wait_for(lambda: broker.llen(lanes.Lane(1).results) + broker.llen(lanes.Lane(1).writing) == shards.count(1)
                  and (index / "current").exists() and len(list(PageIndex(index).documents())) == shards.count(0),
                  90, "shard 0's files indexed and shard 1's waiting", interval=0.2)
         assert client.poll() is None
@@ -381,7 +384,7 @@ def test_a_shard_writer_killed_mid_commit_loses_nothing(broker: redis.Redis, tmp
     book = write(folder / "book.pdf", book_pdf("tome", 400, 30))
     notes = [write(folder / f"note{i}.pdf", text_pdf(f"note{i}", 1)) for i in range(4)]
     (home,) = _shards_of([book], 2)
-    lane = queue.Lane(home)
+    lane = lanes.Lane(home)
     cluster = _cluster(tmp_path)
     with _ingesting(cluster, folder, index, ("ex", "extract", 2), *SHARD_WRITERS) as client:
         wait_for(lambda: broker.exists(lane.lock) and any(b"tome" in item for item in broker.lrange(lane.writing, 0, -1)),
@@ -396,4 +399,4 @@ def test_a_shard_writer_killed_mid_commit_loses_nothing(broker: redis.Redis, tmp
     for i, path in enumerate(notes):
         assert find(ix, page_word(f"note{i}", 1)) == [(str(path), 1)]
     assert len(records(index)) == 5 and ix.check() == []
-    assert all(broker.llen(lane.writing) == 0 for lane in queue.lanes(2))
+    assert all(broker.llen(lane.writing) == 0 for lane in lanes.lanes(2))

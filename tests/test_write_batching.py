@@ -20,6 +20,7 @@ import re
 import signal
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,9 @@ import pytest
 import redis
 
 from pdfindex.indexer import IndexBusy, PageIndex, PageRecord, Status
-from pdfindex.workers import queue
+from pdfindex.workers import handoff, lanes, messages, run_progress, writer_lock
+from pdfindex.workers.drain import IDLE_SECONDS, MAX_WAIT_SECONDS, Drain, Sink, WriteBatch
+from pdfindex.workers.staging import Staging
 from pdfindex.workers.outcome import Outcome, failed
 if TYPE_CHECKING:
     from pdfindex.indexer import IndexWriter
@@ -72,7 +75,7 @@ def _item(path: Path, n: int, pages: int = 1) -> bytes:
                               error="")
     texts = [PageRecord(number=p, text=f"{page_word(f'item{n}', p)} batched words", coverage=1.0, glyphs=20,
                         unresolved=0, needs_ocr=False) for p in range(1, pages + 1)]
-    item = queue.handoff_item(RUN, job, Outcome(doc, texts, job).to_json(), pages)
+    item = messages.handoff_item(RUN, job, Outcome(doc, texts, job).to_json(), pages)
     return json.dumps(item).encode()
 
 
@@ -81,10 +84,11 @@ def _opener(index: PageIndex) -> Callable[[], IndexWriter]:
     return lambda: index.writer(batch_pages=10**9, processes=True)
 
 
-def _real_write(index: PageIndex) -> queue.WriteBatch:
+def _real_write(index: PageIndex, staging: Staging | None = None) -> WriteBatch:
+    """The writer's commit (tasks.write_batch), continuing what ``staging`` indexed ahead."""
     from pdfindex.workers.tasks import write_batch
 
-    return lambda batch, ensure: write_batch(index, batch, ensure)
+    return partial(write_batch, index, staging or Staging())
 
 
 class Deferrals:
@@ -98,7 +102,7 @@ class Deferrals:
         self.calls.append(seconds)
 
 
-# ---- queue.drain and queue.kick on a real Redis and a real index --------------------------
+# ---- Drain.run and handoff.kick on a real Redis and a real index --------------------------
 
 IDLE = 0.4  # the writer's quiet time in these tests (IDLE_SECONDS in a worker)
 
@@ -110,17 +114,17 @@ def test_files_arriving_between_drains_wait_and_are_committed_together(broker: r
     defer = Deferrals()
 
     def drain() -> int:
-        return queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer, idle=IDLE)
+        return Drain(broker, (docs,), 2000, idle=IDLE).run(Sink(_real_write(index), defer=defer))
 
-    broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(3)))
+    broker.rpush(lanes.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(3)))
     # New items: the batch waits in pdfindex:writing instead of being committed.
     assert drain() == 0
     assert len(defer.calls) == 1 and IDLE / 2 < defer.calls[0] <= IDLE
-    assert broker.llen(queue.WRITING) == 3 and broker.llen(queue.RESULTS) == 0
-    assert commits(root) == start and broker.hlen(queue.run_key(RUN)) == 0
-    broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(3, 5)))
+    assert broker.llen(lanes.WRITING) == 3 and broker.llen(lanes.RESULTS) == 0
+    assert commits(root) == start and broker.hlen(run_progress.run_key(RUN)) == 0
+    broker.rpush(lanes.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(3, 5)))
     assert drain() == 0  # still coming
-    assert broker.llen(queue.WRITING) == 5 and commits(root) == start
+    assert broker.llen(lanes.WRITING) == 5 and commits(root) == start
     # A drain at once after (a kick sent while the last one drained): nothing new, but
     # the last new item is not IDLE seconds old yet, so the batch waits for the rest.
     assert drain() == 0 and len(defer.calls) == 3 and defer.calls[-1] <= IDLE
@@ -129,8 +133,8 @@ def test_files_arriving_between_drains_wait_and_are_committed_together(broker: r
     assert drain() == 5
     assert len(defer.calls) == 3
     assert commits(root) == start + 1
-    assert broker.llen(queue.WRITING) == 0 and not broker.exists(queue.WAITING_SINCE, queue.LAST_NEW)
-    assert sorted(broker.hkeys(queue.run_key(RUN))) == sorted(f"{n:064x}".encode() for n in range(5))
+    assert broker.llen(lanes.WRITING) == 0 and not broker.exists(lanes.WAITING_SINCE, lanes.LAST_NEW)
+    assert sorted(broker.hkeys(run_progress.run_key(RUN))) == sorted(f"{n:064x}".encode() for n in range(5))
     ix = PageIndex(root)
     for n in range(5):
         assert find(ix, page_word(f"item{n}", 1)) == [(str(docs / f"f{n}.pdf"), 1)]
@@ -142,71 +146,71 @@ def test_full_batches_are_committed_at_once_and_the_rest_waits(broker: redis.Red
     index = PageIndex(root)
     start = commits(root)
     defer = Deferrals()
-    broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n, pages=2) for n in range(5)))
-    assert queue.drain(broker, 4, _real_write(index), (docs,), defer=defer, idle=IDLE) == 4  # 2 batches of 4 pages
+    broker.rpush(lanes.RESULTS, *(_item(docs / f"f{n}.pdf", n, pages=2) for n in range(5)))
+    assert Drain(broker, (docs,), 4, idle=IDLE).run(Sink(_real_write(index), defer=defer)) == 4  # 2 batches of 4 pages
     assert commits(root) == start + 2
-    assert len(defer.calls) == 1 and broker.llen(queue.WRITING) == 1
+    assert len(defer.calls) == 1 and broker.llen(lanes.WRITING) == 1
     time.sleep(IDLE + 0.05)
-    assert queue.drain(broker, 4, _real_write(index), (docs,), defer=defer, idle=IDLE) == 1
-    assert commits(root) == start + 3 and broker.llen(queue.WRITING) == 0
+    assert Drain(broker, (docs,), 4, idle=IDLE).run(Sink(_real_write(index), defer=defer)) == 1
+    assert commits(root) == start + 3 and broker.llen(lanes.WRITING) == 0
 
 
 def test_a_batch_that_keeps_growing_is_committed_after_the_longest_wait(broker: redis.Redis, tmp_path: Path) -> None:
     docs, root = tmp_path / "docs", tmp_path / "index"
     index = PageIndex(root)
     defer = Deferrals()
-    broker.rpush(queue.RESULTS, _item(docs / "f0.pdf", 0))
-    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 0
-    since = float(broker.get(queue.WAITING_SINCE) or 0)
+    broker.rpush(lanes.RESULTS, _item(docs / "f0.pdf", 0))
+    assert Drain(broker, (docs,), 2000).run(Sink(_real_write(index), defer=defer)) == 0
+    since = float(broker.get(lanes.WAITING_SINCE) or 0)
     assert abs(since - time.time()) < 5
-    broker.set(queue.WAITING_SINCE, repr(time.time() - queue.MAX_WAIT_SECONDS - 1))  # it began long ago
-    broker.rpush(queue.RESULTS, _item(docs / "f1.pdf", 1))
-    assert queue.drain(broker, 2000, _real_write(index), (docs,), defer=defer) == 2  # still coming: committed anyway
+    broker.set(lanes.WAITING_SINCE, repr(time.time() - MAX_WAIT_SECONDS - 1))  # it began long ago
+    broker.rpush(lanes.RESULTS, _item(docs / "f1.pdf", 1))
+    assert Drain(broker, (docs,), 2000).run(Sink(_real_write(index), defer=defer)) == 2  # still coming: committed anyway
     assert len(defer.calls) == 1
 
 
 def test_forged_stamps_do_not_hold_a_batch_back_for_good(broker: redis.Redis, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
-    broker.set(queue.WAITING_SINCE, repr(time.time() + 10**6))
-    broker.set(queue.LAST_NEW, repr(time.time() + 10**6))
-    broker.rpush(queue.WRITING, _item(docs / "f0.pdf", 0))
+    broker.set(lanes.WAITING_SINCE, repr(time.time() + 10**6))
+    broker.set(lanes.LAST_NEW, repr(time.time() + 10**6))
+    broker.rpush(lanes.WRITING, _item(docs / "f0.pdf", 0))
     defer = Deferrals()
-    assert queue.drain(broker, 2000, _real_write(PageIndex(tmp_path / "index")), (docs,), defer=defer) == 0
-    assert defer.calls and defer.calls[0] <= queue.IDLE_SECONDS  # waits as if the stamps were now
-    for key in (queue.WAITING_SINCE, queue.LAST_NEW):
+    assert Drain(broker, (docs,), 2000).run(Sink(_real_write(PageIndex(tmp_path / "index")), defer=defer)) == 0
+    assert defer.calls and defer.calls[0] <= IDLE_SECONDS  # waits as if the stamps were now
+    for key in (lanes.WAITING_SINCE, lanes.LAST_NEW):
         assert abs(float(broker.get(key) or 0) - time.time()) < 5  # restarted from now
-    broker.set(queue.LAST_NEW, b"garbage")
-    assert queue.drain(broker, 2000, _real_write(PageIndex(tmp_path / "index")), (docs,), defer=defer) == 1
+    broker.set(lanes.LAST_NEW, b"garbage")
+    assert Drain(broker, (docs,), 2000).run(Sink(_real_write(PageIndex(tmp_path / "index")), defer=defer)) == 1
 
 
 def test_dropped_items_do_not_hold_a_batch_back(broker: redis.Redis, tmp_path: Path) -> None:
     """Only valid new items make a batch wait: forged ones pushed all the time cannot."""
     docs, root = tmp_path / "docs", tmp_path / "index"
     defer = Deferrals()
-    broker.rpush(queue.WRITING, _item(docs / "f0.pdf", 0))  # waiting from an earlier drain
-    broker.rpush(queue.RESULTS, b"{forged", _item(Path("/etc/passwd"), 1))
-    assert queue.drain(broker, 2000, _real_write(PageIndex(root)), (docs,), defer=defer) == 1
-    assert defer.calls == [] and broker.llen(queue.WRITING) == 0
+    broker.rpush(lanes.WRITING, _item(docs / "f0.pdf", 0))  # waiting from an earlier drain
+    broker.rpush(lanes.RESULTS, b"{forged", _item(Path("/etc/passwd"), 1))
+    assert Drain(broker, (docs,), 2000).run(Sink(_real_write(PageIndex(root)), defer=defer)) == 1
+    assert defer.calls == [] and broker.llen(lanes.WRITING) == 0
 
 
 def test_one_kick_is_sent_until_the_writer_starts_draining(broker: redis.Redis, tmp_path: Path) -> None:
     sent: list[int] = []
-    assert [queue.kick(broker, lambda: sent.append(1)) for _ in range(50)] == [True] + [False] * 49
-    assert sent == [1] and 0 < broker.ttl(queue.KICK) <= queue.KICK_SECONDS
-    assert queue.drain(broker, 2000, _real_write(PageIndex(tmp_path / "index")), (tmp_path,)) == 0
-    assert not broker.exists(queue.KICK)  # cleared when draining started
-    assert queue.kick(broker, lambda: sent.append(2)) and sent == [1, 2]
-    assert queue.kick(broker, lambda: sent.append(3), force=True) and sent == [1, 2, 3]
+    assert [handoff.kick(broker, lambda: sent.append(1)) for _ in range(50)] == [True] + [False] * 49
+    assert sent == [1] and 0 < broker.ttl(lanes.KICK) <= handoff.KICK_SECONDS
+    assert Drain(broker, (tmp_path,), 2000).run(Sink(_real_write(PageIndex(tmp_path / "index")))) == 0
+    assert not broker.exists(lanes.KICK)  # cleared when draining started
+    assert handoff.kick(broker, lambda: sent.append(2)) and sent == [1, 2]
+    assert handoff.kick(broker, lambda: sent.append(3), force=True) and sent == [1, 2, 3]
 
 
 def test_a_client_whose_files_are_all_handed_off_has_the_batch_committed_at_once(
         broker: redis.Redis, tmp_path: Path) -> None:
     docs, root = tmp_path / "docs", tmp_path / "index"
     defer = Deferrals()
-    broker.rpush(queue.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(2)))
-    broker.set(queue.WRITE_NOW, b"1")  # what the waiting client sets (distributed._write_now)
-    assert queue.drain(broker, 2000, _real_write(PageIndex(root)), (docs,), defer=defer) == 2
-    assert defer.calls == [] and not broker.exists(queue.WRITE_NOW)
+    broker.rpush(lanes.RESULTS, *(_item(docs / f"f{n}.pdf", n) for n in range(2)))
+    broker.set(lanes.WRITE_NOW, b"1")  # what the waiting client sets (distributed._write_now)
+    assert Drain(broker, (docs,), 2000).run(Sink(_real_write(PageIndex(root)), defer=defer)) == 2
+    assert defer.calls == [] and not broker.exists(lanes.WRITE_NOW)
 
 
 def test_a_kick_that_could_not_be_sent_leaves_no_pending_key(broker: redis.Redis) -> None:
@@ -216,29 +220,29 @@ def test_a_kick_that_could_not_be_sent_leaves_no_pending_key(broker: redis.Redis
         raise redis.ConnectionError("the broker went away")
 
     with pytest.raises(redis.ConnectionError):
-        queue.kick(broker, unreachable)
-    assert not broker.exists(queue.KICK)
+        handoff.kick(broker, unreachable)
+    assert not broker.exists(lanes.KICK)
     sent: list[int] = []
-    assert queue.kick(broker, lambda: sent.append(1)) and sent == [1]
+    assert handoff.kick(broker, lambda: sent.append(1)) and sent == [1]
 
 
 def test_a_deferred_batch_whose_lock_is_stolen_stays_in_writing(broker: redis.Redis, tmp_path: Path) -> None:
     docs, root = tmp_path / "docs", tmp_path / "index"
     index = PageIndex(root)
     real = _real_write(index)
-    broker.rpush(queue.RESULTS, _item(docs / "f0.pdf", 0))
-    assert queue.drain(broker, 2000, real, (docs,), defer=Deferrals(), idle=IDLE) == 0
-    waiting = broker.lrange(queue.WRITING, 0, -1)
+    broker.rpush(lanes.RESULTS, _item(docs / "f0.pdf", 0))
+    assert Drain(broker, (docs,), 2000, idle=IDLE).run(Sink(real, defer=Deferrals())) == 0
+    waiting = broker.lrange(lanes.WRITING, 0, -1)
     time.sleep(IDLE + 0.05)
 
-    def stolen(batch: list[queue.HandOff], ensure: Any) -> list[dict[str, Any]]:
-        broker.set(queue.WRITER_LOCK, "another-writer", px=60_000)
+    def stolen(batch: list[messages.HandOff], ensure: Any) -> list[dict[str, Any]]:
+        broker.set(lanes.WRITER_LOCK, "another-writer", px=60_000)
         time.sleep(1.0)  # the heartbeat notices
         return real(batch, ensure)
 
-    with pytest.raises(queue.LockLost):
-        queue.drain(broker, 2000, stolen, (docs,), lock_seconds=1.5, defer=Deferrals(), idle=IDLE)
-    assert broker.lrange(queue.WRITING, 0, -1) == waiting
+    with pytest.raises(writer_lock.LockLost):
+        Drain(broker, (docs,), 2000, idle=IDLE, lock_seconds=1.5).run(Sink(stolen, defer=Deferrals()))
+    assert broker.lrange(lanes.WRITING, 0, -1) == waiting
     assert find(PageIndex(root), page_word("item0", 1)) == []
 
 
@@ -262,9 +266,9 @@ def test_many_small_files_send_one_kick_and_take_few_commits(broker: redis.Redis
     files = [write(folder / f"small{i:02d}.pdf", text_pdf(f"small{i}", 1)) for i in range(30)]
     cluster = _cluster(tmp_path)
     with _ingesting(cluster, folder, index, ("ex1", "extract", 1)) as client:
-        wait_for(lambda: broker.llen(queue.RESULTS) == len(files), 60, "every file handed off", interval=0.1)
+        wait_for(lambda: broker.llen(lanes.RESULTS) == len(files), 60, "every file handed off", interval=0.1)
         assert _celery_queue(broker, "index") == 1
-        assert broker.exists(queue.KICK)
+        assert broker.exists(lanes.KICK)
         start = commits(index)
         cluster.start(("writer", "index", 1))
         stdout, stderr = _finish(client, 60)
@@ -275,7 +279,7 @@ def test_many_small_files_send_one_kick_and_take_few_commits(broker: redis.Redis
     for i, path in enumerate(files):
         assert find(ix, page_word(f"small{i}", 1)) == [(str(path), 1)]
     assert ix.check() == []
-    assert broker.llen(queue.WRITING) == 0 and broker.llen(queue.RESULTS) == 0
+    assert broker.llen(lanes.WRITING) == 0 and broker.llen(lanes.RESULTS) == 0
 
 
 @pytest.mark.slow
@@ -310,7 +314,7 @@ def test_writer_killed_while_its_batch_waits_loses_nothing(broker: redis.Redis, 
     paths = [write(folder / f"w{i}.pdf", text_pdf(f"waiting{i}", 2)) for i in range(6)]
     cluster = _cluster(tmp_path)
     with _ingesting(cluster, folder, index, ("ex1", "extract", 1), ("writer", "index", 1)) as client:
-        wait_for(lambda: broker.llen(queue.WRITING) >= 1 and not broker.exists(queue.WRITER_LOCK), 60,
+        wait_for(lambda: broker.llen(lanes.WRITING) >= 1 and not broker.exists(lanes.WRITER_LOCK), 60,
                  "a batch waiting in pdfindex:writing", interval=0.005)
         (child,) = cluster.workers["writer"].pool_children()
         os.kill(child, signal.SIGKILL)
@@ -321,7 +325,7 @@ def test_writer_killed_while_its_batch_waits_loses_nothing(broker: redis.Redis, 
     for i, path in enumerate(paths):
         assert sorted(find(ix, f"waiting{i}zq2w")) == [(str(path), 2)]
         assert len([d for d in ix.documents() if d.path == str(path)]) == 1
-    assert broker.llen(queue.WRITING) == 0
+    assert broker.llen(lanes.WRITING) == 0
     assert ix.check() == []
 
 
@@ -338,20 +342,20 @@ def _index_is_locked(index: PageIndex) -> bool:
 
 
 def test_a_staged_batch_is_finished_and_committed_once(broker: redis.Redis, tmp_path: Path) -> None:
-    from pdfindex.workers.tasks import _STAGING
-
     docs, root = tmp_path / "docs", tmp_path / "index"
     index = PageIndex(root)
     start = commits(root)
+    staging = Staging()
 
     def drain() -> int:
-        return queue.drain(broker, 2000, _real_write(index), (docs,), defer=Deferrals(), idle=IDLE,
-                           stage=lambda batch: _STAGING.stage(_opener(index), batch))
+        stage = partial(staging.stage, _opener(index))
+        return Drain(broker, (docs,), 2000, idle=IDLE).run(Sink(_real_write(index, staging), defer=Deferrals(),
+                                                                stage=stage))
 
-    broker.rpush(queue.RESULTS, *(_item(docs / f"s{n}.pdf", n, pages=2) for n in range(3)))
+    broker.rpush(lanes.RESULTS, *(_item(docs / f"s{n}.pdf", n, pages=2) for n in range(3)))
     assert drain() == 0
     assert _index_is_locked(index) and commits(root) == start  # indexed ahead, held open, not committed
-    broker.rpush(queue.RESULTS, *(_item(docs / f"s{n}.pdf", n, pages=2) for n in range(3, 5)))
+    broker.rpush(lanes.RESULTS, *(_item(docs / f"s{n}.pdf", n, pages=2) for n in range(3, 5)))
     assert drain() == 0 and commits(root) == start
     time.sleep(IDLE + 0.05)
     assert drain() == 5
@@ -366,16 +370,14 @@ def test_a_staged_writer_nobody_finishes_frees_the_index(broker: redis.Redis, tm
     """A kick lost, or another writer process taking them: the open writer is given
     up after its idle time, the lock freed, and the batch, still in pdfindex:writing,
     is committed by whichever drain comes next."""
-    from pdfindex.workers.staging import Staging
-
     docs, root = tmp_path / "docs", tmp_path / "index"
     index = PageIndex(root)
     staging = Staging(idle_drop=0.3)
-    broker.rpush(queue.RESULTS, *(_item(docs / f"d{n}.pdf", n) for n in range(2)))
-    queue.drain(broker, 2000, _real_write(index), (docs,), defer=Deferrals(), idle=IDLE,
-                stage=lambda batch: staging.stage(_opener(index), batch))
+    broker.rpush(lanes.RESULTS, *(_item(docs / f"d{n}.pdf", n) for n in range(2)))
+    Drain(broker, (docs,), 2000, idle=IDLE).run(Sink(_real_write(index), defer=Deferrals(),
+                                                     stage=partial(staging.stage, _opener(index))))
     assert _index_is_locked(index)
     wait_for(lambda: not _index_is_locked(index), 30, "the idle open writer dropped")
-    assert commits(root) == 0 and broker.llen(queue.WRITING) == 2
-    assert queue.drain(broker, 2000, _real_write(index), (docs,)) == 2
+    assert commits(root) == 0 and broker.llen(lanes.WRITING) == 2
+    assert Drain(broker, (docs,), 2000).run(Sink(_real_write(index))) == 2
     assert PageIndex(root).stats().documents == 2

@@ -41,7 +41,10 @@ from celery import Celery, bootsteps
 from celery.signals import after_setup_logger, after_setup_task_logger, celeryd_init, worker_process_init
 
 from pdfindex import config
-from . import identity, queue
+from . import identity
+from .lanes import QUEUES, SHARD_QUEUE, is_writer_queue
+from .messages import BadMessage
+from .transport import broker_error, client, ping, tls_options
 from .errors import BrokerError
 from .limits import settle_process
 
@@ -82,7 +85,7 @@ def kombu_url(url: str) -> str:
 
 def kombu_ssl(url: str) -> dict[str, Any] | None:
     try:
-        options: dict[str, Any] | None = queue.tls_options(url) if url else None
+        options: dict[str, Any] | None = tls_options(url) if url else None
     except BrokerError as exc:
         _fail(str(exc))
     if options is not None:
@@ -150,9 +153,9 @@ def signer() -> tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]] | None
         try:
             text = loads(raw, "application/data", "utf-8", accept=["application/data"])
         except Exception as exc:  # noqa: BLE001 - SecurityError and decoding errors alike
-            raise queue.BadMessage(f"bad or missing signature: {str(exc)[:120]}") from None
+            raise BadMessage(f"bad or missing signature: {str(exc)[:120]}") from None
         if not isinstance(text, str):
-            raise queue.BadMessage("a signed item that is not a string")
+            raise BadMessage("a signed item that is not a string")
         return text.encode("ascii", "surrogateescape")
 
     return sign, verify
@@ -184,7 +187,7 @@ def startup_problem(s: config.Settings) -> str | None:
         except OSError as exc:
             return f"PDFINDEX_PASSWORD_FILE={s.password_file}: cannot read it ({exc.strerror})"
     try:
-        queue.ping(s)
+        ping(s)
     except BrokerError as exc:
         return str(exc)
     return None
@@ -241,13 +244,13 @@ def _claim_index() -> identity.Announcement | None:
     except StorageError as exc:  # a full or read-only disk: each write kick says so, and retries
         logging.getLogger("pdfindex").error("pdfindex: the index writer cannot open its index: %s", exc)
         return None
-    r = queue.client(settings)
+    r = client(settings)
     try:
         previous = identity.claim(r, mine)
     except identity.NotTheWritersIndex as exc:
         _fail(str(exc))
     except redis.RedisError as exc:
-        _fail(queue.broker_error(settings, exc).args[0])
+        _fail(broker_error(settings, exc).args[0])
     finally:
         r.close()
     if previous is not None:
@@ -278,7 +281,7 @@ class _KeepAnnouncing(bootsteps.StartStopStep):
 
 def _refresh(mine: identity.Announcement) -> None:
     try:
-        r = queue.client(settings, timeout=2)
+        r = client(settings, timeout=2)
         identity.refresh(r, mine)
         r.close()
     except (redis.RedisError, BrokerError):
@@ -294,11 +297,11 @@ def shard_queues(queues: set[str]) -> frozenset[int] | None:
     worker on a misspelt queue would wait for ever, ready, on a queue nobody sends to)."""
     shards = set()
     for name in sorted(queues):
-        if name not in queue.QUEUES and not name.startswith(queue.SHARD_QUEUE):
+        if name not in QUEUES and not name.startswith(SHARD_QUEUE):
             raise ValueError(f"unknown queue {name!r}: pdfindex's queues are extract, index and index.K "
                              "(the writer of shard K)")
-        if name.startswith(queue.SHARD_QUEUE):
-            number = name[len(queue.SHARD_QUEUE):]
+        if name.startswith(SHARD_QUEUE):
+            number = name[len(SHARD_QUEUE):]
             if not number.isascii() or not number.isdigit() or not 0 <= int(number) < config.MAX_SHARDS:
                 raise ValueError(f"queue {name!r}: a shard writer's queue is index.K, K from 0 to "
                                  f"{config.MAX_SHARDS - 1}")
@@ -317,7 +320,7 @@ def _check_worker(sender: Any = None, conf: Any = None, options: dict[str, Any] 
         _writer_shards = shard_queues(queues)
     except ValueError as exc:
         _fail(str(exc))
-    writes = set(filter(queue.is_writer_queue, queues))
+    writes = set(filter(is_writer_queue, queues))
     if writes:
         _announcement = _claim_index()
     _dedicated_writer = bool(writes) and writes == queues and str((options or {}).get("concurrency")) == "1"

@@ -25,9 +25,12 @@ from typing import Any
 import redis
 
 from pdfindex.config import Settings
-from pdfindex.indexer import PageIndex
+from pdfindex.indexer import PageIndex, Status
 
-from . import queue
+from .handoff import DELAYED, waiting
+from .lanes import WRITER_ERROR, lanes
+from .run_progress import RUN_SECONDS, alive_key, attempts_key, run_key, wake_key
+from .transport import broker_errors, client
 from .errors import IngestError, OutsideRoots
 from .files import check_under_roots
 from .plan import Job
@@ -35,7 +38,7 @@ from .progress import Progress, Summary, brief_of_record
 
 log = logging.getLogger(__name__)
 
-#: The client looks at the run's progress when woken (queue.wake_key), and at least this often.
+#: The client looks at the run's progress when woken (run_progress.wake_key), and at least this often.
 _POLL = 0.5
 #: ... but not more often than this, however many wake-ups come.
 _MIN_POLL = 0.05
@@ -78,15 +81,15 @@ def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | Non
     check_roots((job.path for job in jobs), settings)
     if password_file is not None:
         log.warning(PASSWORD_FILE_NOTE)
-    with queue.broker_errors(settings):
-        _run(index, jobs, settings, summary, progress)
+    with broker_errors(settings):
+        _Follow(index, jobs, settings, summary, progress).follow()
 
 
 def _warn_quiet(r: redis.Redis) -> None:
     """After a minute without progress: the writer's own complaint when it has one
     (a full disk, say), with a kick for it to try again; else the likely cause."""
     with contextlib.suppress(redis.RedisError):
-        trouble = r.get(queue.WRITER_ERROR)
+        trouble = r.get(WRITER_ERROR)
         if trouble:
             text = trouble.decode("utf-8", "replace") if isinstance(trouble, bytes) else str(trouble)
             log.warning("no progress for a minute; the index writer reports: %a; "
@@ -102,102 +105,133 @@ def _rekick(r: redis.Redis) -> None:
     from .tasks import kick  # noqa: PLC0415 - the Celery app only when a broker is used
 
     with contextlib.suppress(redis.RedisError):
-        for lane in queue.waiting(r):
+        for lane in waiting(r):
             kick(r, lane, force=True)
 
 
 def _write_now(r: redis.Redis, remaining: int, shards: int) -> bool:
     """When every file this run still waits for is in the hand-off lists (they may
     hold other runs' items too: then this only comes early), ask the writers to
-    commit without their quiet second (queue.WRITE_NOW, in every lane: items routed
+    commit without their quiet second (lanes.WRITE_NOW, in every lane: items routed
     to a shard's lane find it there). Returns whether it asked."""
     from .tasks import kick  # noqa: PLC0415 - the Celery app only when a broker is used
 
     try:
-        waiting = queue.waiting(r)
-        if sum(waiting.values()) < remaining:
+        waiting_now = waiting(r)
+        if sum(waiting_now.values()) < remaining:
             return False
-        for lane in queue.lanes(shards):
+        for lane in lanes(shards):
             r.set(lane.write_now, b"1", ex=60)
         # A kick sent by a hand-off runs soon and sees the flag; the writer's own
         # delayed kick would come a second later: kick now then.
-        for lane in waiting:
-            kick(r, lane, force=r.get(lane.kick) == queue.DELAYED)
+        for lane in waiting_now:
+            kick(r, lane, force=r.get(lane.kick) == DELAYED)
     except redis.RedisError:
         return False
     return True
 
 
-def _run(index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary, progress: Progress) -> None:
-    from .tasks import extract  # noqa: PLC0415 - the Celery app only when a broker is used
+class _Follow:
+    """One distributed run as its client follows it: the files enqueued, the ones
+    reported finished (each counted once), and when it last saw progress or kicked
+    the writers."""
 
-    run_id = uuid.uuid4().hex
-    marker = f"{queue.run_key(run_id)}:alive"
-    r = queue.client(settings)
-    r.ping()
-    by_hash = {job.doc_hash: job for job in jobs}
+    def __init__(self, index: PageIndex, jobs: list[Job], settings: Settings, summary: Summary,
+                 progress: Progress) -> None:
+        self.index, self.jobs, self.summary, self.progress = index, jobs, summary, progress
+        self.run_id = uuid.uuid4().hex
+        self.r = client(settings)
+        self.r.ping()
+        self.by_hash = {job.doc_hash: job for job in jobs}
+        self.done: set[str] = set()
+        self.last_progress = self.last_kick = time.monotonic()
+        self.asked_at = -1  # files done when the writer was last asked to commit at once
 
-    def enqueue(selected: list[Job]) -> None:
-        r.set(marker, "1", ex=7 * 24 * 3600)
+    def follow(self) -> None:
+        """Enqueue every file, then count them as the writer reports them, until all
+        are in or Ctrl-C."""
+        self._enqueue(self.jobs)
+        try:
+            while len(self.done) < len(self.by_hash):
+                try:
+                    finished = self._finished()
+                except redis.AuthenticationError:
+                    raise
+                except redis.ConnectionError:
+                    time.sleep(2)  # wait for Redis to come back; workers reconnect by themselves
+                    continue
+                self._count(finished)
+                self._nudge()
+                _wait(self.r, wake_key(self.run_id))
+        except KeyboardInterrupt:
+            self.summary.interrupted = True  # queued tasks stay queued; workers finish them
+            log.warning("stopping... no longer waiting; the %d files not reported yet stay queued and the workers "
+                        "still extract and index them (`pdfindex status` shows the queues)",
+                        len(self.by_hash) - len(self.done))
+        finally:
+            with contextlib.suppress(redis.RedisError):
+                self.r.delete(run_key(self.run_id), alive_key(self.run_id), attempts_key(self.run_id),
+                              wake_key(self.run_id))
+
+    def _enqueue(self, selected: list[Job]) -> None:
+        from .tasks import extract  # noqa: PLC0415 - the Celery app only when a broker is used
+
+        self.r.set(alive_key(self.run_id), "1", ex=RUN_SECONDS)
         for job in selected:
-            extract.apply_async(args=[str(job.path), job.doc_hash, run_id])
-        log.debug("enqueued %d files for run %s", len(selected), run_id)
+            extract.apply_async(args=[str(job.path), job.doc_hash, self.run_id])
+        log.debug("enqueued %d files for run %s", len(selected), self.run_id)
 
-    enqueue(jobs)
-    done: set[str] = set()
-    last_progress = last_kick = time.monotonic()
-    asked_at = -1  # files done when the writer was last asked to commit at once
-    try:
-        while len(done) < len(by_hash):
-            try:
-                if not r.exists(marker):  # Redis lost its data: start over for what is missing
-                    log.warning("the broker lost its queue (restart?); re-enqueueing unfinished files")
-                    missing = []
-                    for doc_hash, job in by_hash.items():
-                        if doc_hash in done:
-                            continue
-                        record = index.document(doc_hash)
-                        if record is None:
-                            missing.append(job)
-                        else:  # committed before the restart; its progress entry was lost
-                            done.add(doc_hash)
-                            summary.add(brief_of_record(record))
-                            progress.advance()
-                    enqueue(missing)
-                finished = r.hgetall(queue.run_key(run_id))
-                if finished:  # read: the hash keeps only what is new, so a poll costs what arrived
-                    r.hdel(queue.run_key(run_id), *finished)
-            except redis.AuthenticationError:
-                raise
-            except redis.ConnectionError:
-                time.sleep(2)  # wait for Redis to come back; workers reconnect by themselves
+    def _finished(self) -> dict[Any, Any]:
+        """The files reported finished since the last look (taken off the run's
+        record: a poll costs what arrived), after starting over if Redis lost its data."""
+        if not self.r.exists(alive_key(self.run_id)):
+            self._start_over()
+        finished = self.r.hgetall(run_key(self.run_id))
+        if finished:
+            self.r.hdel(run_key(self.run_id), *finished)
+        return finished
+
+    def _start_over(self) -> None:
+        """Redis lost its data (a restart): the files committed before it are
+        counted from the index, the others enqueued again."""
+        log.warning("the broker lost its queue (restart?); re-enqueueing unfinished files")
+        missing = []
+        for doc_hash, job in self.by_hash.items():
+            if doc_hash in self.done:
                 continue
-            for raw_hash, raw_info in finished.items():
-                doc_hash = raw_hash.decode() if isinstance(raw_hash, bytes) else raw_hash
-                info = _brief(raw_info) if doc_hash in by_hash and doc_hash not in done else None
-                if info is not None:
-                    done.add(doc_hash)
-                    summary.add(info)
-                    progress.advance()
-                    last_progress = time.monotonic()
-            remaining = len(by_hash) - len(done)
-            if remaining and asked_at != len(done) and _write_now(r, remaining, index.shards):
-                asked_at = len(done)
-            now = time.monotonic()
-            if now - last_progress > _QUIET_WARNING:
-                _warn_quiet(r)
-                last_progress = last_kick = now
-            elif now - max(last_progress, last_kick) > _REKICK:
-                _rekick(r)
-                last_kick = now
-            _wait(r, queue.wake_key(run_id))
-    except KeyboardInterrupt:
-        summary.interrupted = True  # queued tasks stay queued; workers finish them
-        log.warning("stopping... no longer waiting; the %d files not reported yet stay queued and the workers "
-                    "still extract and index them (`pdfindex status` shows the queues)", len(by_hash) - len(done))
-    finally:
-        with contextlib.suppress(redis.RedisError):
-            r.delete(queue.run_key(run_id), marker, queue.attempts_key(run_id), queue.wake_key(run_id))
+            record = self.index.document(doc_hash)
+            if record is None:
+                missing.append(job)
+            else:  # committed before the restart; its progress entry was lost
+                self._done(doc_hash, brief_of_record(record))
+        self._enqueue(missing)
+
+    def _count(self, finished: dict[Any, Any]) -> None:
+        for raw_hash, raw_info in finished.items():
+            doc_hash = raw_hash.decode() if isinstance(raw_hash, bytes) else raw_hash
+            info = _brief(raw_info) if doc_hash in self.by_hash and doc_hash not in self.done else None
+            if info is not None:
+                self._done(doc_hash, info)
+                self.last_progress = time.monotonic()
+
+    def _done(self, doc_hash: str, info: dict[str, Any]) -> None:
+        self.done.add(doc_hash)
+        self.summary.add(info)
+        self.progress.advance()
+
+    def _nudge(self) -> None:
+        """Ask the writers to commit at once when all the run waits for is handed
+        off; after a quiet spell, warn or kick them again."""
+        remaining = len(self.by_hash) - len(self.done)
+        if remaining and self.asked_at != len(self.done) and _write_now(self.r, remaining, self.index.shards):
+            self.asked_at = len(self.done)
+        now = time.monotonic()
+        if now - self.last_progress > _QUIET_WARNING:
+            _warn_quiet(self.r)
+            self.last_progress = self.last_kick = now
+        elif now - max(self.last_progress, self.last_kick) > _REKICK:
+            _rekick(self.r)
+            self.last_kick = now
 
 
 def _wait(r: redis.Redis, wake: str) -> None:
@@ -217,8 +251,6 @@ _BRIEF_TYPES: dict[str, tuple[type, ...]] = {"status": (str,), "path": (str,), "
 def _brief(raw: bytes | str) -> dict[str, Any] | None:
     """A progress entry from Redis, checked (anyone who can reach Redis can write
     one): a malformed entry is ignored, it must not crash the client."""
-    from pdfindex.indexer import Status  # noqa: PLC0415
-
     try:
         info = json.loads(raw)
         ok = (isinstance(info, dict) and set(info) == set(_BRIEF_TYPES)

@@ -31,8 +31,8 @@ import redis
 from pdfindex.config import Settings
 from pdfindex.indexer import index_id
 
-from . import queue
 from .errors import IngestError
+from .transport import broker_errors, client
 
 log = logging.getLogger("pdfindex.identity")
 
@@ -145,8 +145,8 @@ def client_problem(root: Path, root_id: str | None, current: Announcement | None
 def look(settings: Settings) -> tuple[Announcement | None, bool]:
     """The announced index and whether a writer of it is running (ALIVE), asked
     of the broker; BrokerError when it cannot be asked."""
-    with queue.broker_errors(settings):
-        r = queue.client(settings)
+    with broker_errors(settings):
+        r = client(settings)
         try:
             with r.pipeline() as pipe:
                 pipe.get(ANNOUNCED)

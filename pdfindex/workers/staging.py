@@ -1,6 +1,6 @@
 """The dedicated writer's open batch: items indexed while the batch waits for more.
 
-The Celery writer commits a batch once it is full or files stop coming (queue.drain),
+The Celery writer commits a batch once it is full or files stop coming (drain.py),
 and between drains it holds no process. Without this, every document of the batch
 was analysed at its commit, after the last file arrived: on a small ingest the whole
 indexing ran after extraction had ended. Here the writer process keeps the batch's
@@ -21,12 +21,12 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .queue import HandOff, Item
+from .messages import HandOff, Item
 
 if TYPE_CHECKING:
     from pdfindex.indexer import IndexWriter
 
-log = logging.getLogger("pdfindex.queue")
+log = logging.getLogger(__name__)
 
 #: Seconds without a drain after which the open writer is given up (the writer's
 #: own delayed kick comes within about a second while a batch waits).

@@ -9,13 +9,14 @@ index.K``, on any hosts sharing the index's filesystem), route them to their sha
 lane, whose writer ``pdfindex.write(K)`` (queue "index.K") commits them.
 
 A message is input from whoever can reach the broker: it is parsed and checked
-(``queue.parse_extract``) and refused with a log line when malformed or outside the
+(``messages.parse_extract``) and refused with a log line when malformed or outside the
 roots, before anything is read. The index directory, password file and limits come
 from this worker's settings only.
 """
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from contextlib import suppress
 from functools import partial
 from pathlib import Path
@@ -28,14 +29,33 @@ from celery.utils.log import get_task_logger
 from pdfindex import config
 from pdfindex.indexer import IndexBusy, PageIndex, Status, StorageError, shard_of
 
-from . import identity, queue
+from . import identity
 from .app import app, is_dedicated_writer, settings, signer, writer_shards
+from .drain import Brief, Defer, Drain, Home, SendKick, Sink, Validated, route
 from .errors import OutsideRoots
 from .files import check_under_roots, read_passwords
+from .handoff import DELAYED, push_result
+from .handoff import kick as kick_lane
+from .lanes import COMMON, WRITER_ERROR, Lane
 from .limits import memory_cap
+from .messages import (
+    MAX_ITEM_BYTES,
+    BadMessage,
+    ExtractJob,
+    HandOff,
+    Item,
+    Release,
+    encode,
+    handoff_item,
+    parse_extract,
+    release_item,
+)
 from .outcome import Outcome, extract_outcome, failed
 from .progress import brief
+from .run_progress import attempts_key, count_attempt, record_done
 from .staging import Staging
+from .transport import client, describe, retrying
+from .writer_lock import LockLost, WriterBusy
 
 log = get_task_logger(__name__)
 
@@ -50,15 +70,15 @@ WRITE_RETRIES = 30
 SHOWN_PATH = 300
 
 
-def _parse(task_id: str | None, args: Any, kwargs: Any) -> queue.ExtractJob | None:
+def _parse(task_id: str | None, args: Any, kwargs: Any) -> ExtractJob | None:
     try:
-        return queue.parse_extract(args, kwargs)
-    except queue.BadMessage as exc:
+        return parse_extract(args, kwargs)
+    except BadMessage as exc:
         log.error("pdfindex: refused pdfindex.extract[%s]: malformed message: %s", task_id, exc)
         return None
 
 
-def _inside_roots(task_id: str | None, job: queue.ExtractJob) -> bool:
+def _inside_roots(task_id: str | None, job: ExtractJob) -> bool:
     try:
         check_under_roots(Path(job.path), settings.roots)
     except OutsideRoots:
@@ -68,39 +88,39 @@ def _inside_roots(task_id: str | None, job: queue.ExtractJob) -> bool:
     return True
 
 
-def _report_refused(job: queue.ExtractJob) -> None:
+def _report_refused(job: ExtractJob) -> None:
     """A refused file is not recorded in the index, but a real ingest run waiting for
     it is told (else it would wait for good)."""
     info = {"status": "failed", "path": job.path, "error": "outside the workers' PDFINDEX_ROOTS; not read",
             "pages": 0, "needs_ocr": 0, "coverages": []}
     try:
-        queue.record_done(queue.client(settings), [(job.run_id, job.doc_hash, info)])
+        record_done(client(settings), [(job.run_id, job.doc_hash, info)])
     except redis.RedisError as exc:
-        log.warning("pdfindex: could not report the refused file to its run: %s", queue.describe(exc))
+        log.warning("pdfindex: could not report the refused file to its run: %s", describe(exc))
 
 
-def _hand_off(r: redis.Redis, job: queue.ExtractJob, outcome: Outcome) -> None:
+def _hand_off(r: redis.Redis, job: ExtractJob, outcome: Outcome) -> None:
     data = outcome.to_json()
-    if len(data) > queue.MAX_ITEM_BYTES - 4096:
+    if len(data) > MAX_ITEM_BYTES - 4096:
         outcome = failed(Path(job.path), outcome.doc.doc_hash, Status.FAILED,
                          f"extracted text of {len(data)} bytes is too large to hand to the index writer",
                          outcome.doc.attempts)
         data = outcome.to_json()
-    item = queue.handoff_item(job.run_id, job.doc_hash, data, len(outcome.pages))
-    queue.retrying(lambda: queue.push_result(r, item, _SIGN))
+    item = handoff_item(job.run_id, job.doc_hash, data, len(outcome.pages))
+    retrying(lambda: push_result(r, item, _SIGN))
     log.info("pdfindex: %s %r (%d pages) handed to the index writer", outcome.doc.status, job.path[:SHOWN_PATH],
              len(outcome.pages))
-    queue.retrying(lambda: kick(r, queue.COMMON))  # after the push: see queue.kick
+    retrying(lambda: kick(r, COMMON))  # after the push: see handoff.kick
 
 
-def send_write(lane: queue.Lane, countdown: float | None = None) -> None:
+def send_write(lane: Lane, countdown: float | None = None) -> None:
     """Send the write task of ``lane``'s writer to its queue."""
     write.apply_async(args=[] if lane.shard is None else [lane.shard], queue=lane.queue, countdown=countdown)
 
 
-def kick(r: redis.Redis, lane: queue.Lane, *, force: bool = False) -> bool:
-    """Kick ``lane``'s writer unless a kick is pending (queue.kick)."""
-    return queue.kick(r, lambda: send_write(lane), force=force, lane=lane)
+def kick(r: redis.Redis, lane: Lane, *, force: bool = False) -> bool:
+    """Kick ``lane``'s writer unless a kick is pending (handoff.kick)."""
+    return kick_lane(r, lambda: send_write(lane), force=force, lane=lane)
 
 
 class ExtractTask(Task):
@@ -124,9 +144,9 @@ class ExtractTask(Task):
             return
         reason = (f"time limit of {settings.file_hard_timeout:g} s exceeded; extraction killed"
                   if type(exc).__name__ == "TimeLimitExceeded" else f"extraction failed: {type(exc).__name__}: {exc}")
-        r = queue.client(settings)
+        r = client(settings)
         try:
-            attempts = int(r.hget(queue.attempts_key(job.run_id), job.doc_hash) or 1)
+            attempts = int(r.hget(attempts_key(job.run_id), job.doc_hash) or 1)
         except redis.RedisError:
             attempts = 1
         _hand_off(r, job, failed(Path(job.path), job.doc_hash, Status.FAILED, reason[:300], attempts))
@@ -156,8 +176,8 @@ def extract(self: Task, *args: Any, **kwargs: Any) -> None:
     if not _inside_roots(self.request.id, job):
         _report_refused(job)
         return
-    r = queue.client(settings)
-    attempts = queue.retrying(lambda: queue.count_attempt(r, job.run_id, job.doc_hash))
+    r = client(settings)
+    attempts = retrying(lambda: count_attempt(r, job.run_id, job.doc_hash))
     # The path first: tests and operators find "extracting <hash> (attempt N) in process <pid>".
     log.info("pdfindex: %r: extracting %s (attempt %d) in process %d", job.path[:SHOWN_PATH], job.doc_hash,
              attempts, os.getpid())
@@ -176,18 +196,14 @@ def extract(self: Task, *args: Any, **kwargs: Any) -> None:
     _hand_off(r, job, outcome)
 
 
-#: The batch this process has begun to index while it waits (dedicated writers only).
-_STAGING = Staging()
-
-
-def write_batch(index: PageIndex, batch: list[queue.Item], ensure: Any) -> list[dict[str, Any]]:
+def write_batch(index: PageIndex, staging: Staging, batch: list[Item], ensure: Callable[[], None]) -> list[Brief]:
     """Commit one batch of validated outcomes (one commit) to every shard, continuing
-    the writer that indexed its first items while it waited, if any; ``ensure()``
-    right before the commit stops a writer that lost its lock."""
-    staged, done = _STAGING.take(batch)
+    the writer that indexed its first items while it waited (``staging``), if any;
+    ``ensure()`` right before the commit stops a writer that lost its lock."""
+    staged, done = staging.take(batch)
     with staged or index.writer(batch_pages=10**9, processes=True) as writer:
         for item in batch[done:]:
-            if isinstance(item, queue.HandOff):
+            if isinstance(item, HandOff):
                 writer.add(item.outcome.doc, item.outcome.pages)
             else:  # only a shard writer sends these, to shard lanes; this writer releases paths itself
                 log.warning("pdfindex writer: ignored a release of %r in the common lane", item.path[:SHOWN_PATH])
@@ -195,8 +211,8 @@ def write_batch(index: PageIndex, batch: list[queue.Item], ensure: Any) -> list[
     return _briefs(batch, writer.rejected)
 
 
-def write_shard_batch(index: PageIndex, shard: int, r: redis.Redis, send_kick: queue.SendKick,
-                      batch: list[queue.Item], ensure: Any) -> list[dict[str, Any]]:
+def write_shard_batch(index: PageIndex, shard: int, r: redis.Redis, send_kick: SendKick, staging: Staging,
+                      batch: list[Item], ensure: Callable[[], None]) -> list[Brief]:
     """Commit one batch of shard ``shard``'s lane to that shard alone, then tell the
     writers of other shards which paths its documents took from theirs (a changed
     file's new version can live in another shard than the old one): a release item
@@ -204,32 +220,32 @@ def write_shard_batch(index: PageIndex, shard: int, r: redis.Redis, send_kick: q
     commits and tells again. A release received is acted on only if the index shows
     its owner holding the path."""
     shards = index.shards
-    staged, done = _STAGING.take(batch)
+    staged, done = staging.take(batch)
     with staged or index.shard_writer(shard, batch_pages=10**9) as writer:
         for item in batch[done:]:
-            if isinstance(item, queue.HandOff):
+            if isinstance(item, HandOff):
                 writer.add(item.outcome.doc, item.outcome.pages)
             elif shard_of(item.owner, shards) != shard and item.owner in index.holders([item.path])[item.path]:
                 writer.release(item.path)
         ensure()
-    docs = [item.outcome.doc for item in batch if isinstance(item, queue.HandOff)]
+    docs = [item.outcome.doc for item in batch if isinstance(item, HandOff)]
     held = index.holders(doc.path for doc in docs)
     releases: dict[int, list[bytes]] = {}
     for doc in docs:
         for holder in held[doc.path] - {doc.doc_hash}:
             other = shard_of(holder, shards)
             if other != shard:
-                releases.setdefault(other, []).append(queue.encode(queue.release_item(doc.path, doc.doc_hash), _SIGN))
+                releases.setdefault(other, []).append(encode(release_item(doc.path, doc.doc_hash), _SIGN))
     for other, items in releases.items():
-        r.rpush(queue.Lane(other).results, *items)
-        send_kick(queue.Lane(other))
+        r.rpush(Lane(other).results, *items)
+        send_kick(Lane(other))
     return _briefs(batch, writer.rejected)
 
 
-def _briefs(batch: list[queue.Item], rejected_records: list[Any]) -> list[dict[str, Any]]:
+def _briefs(batch: list[Item], rejected_records: list[Any]) -> list[Brief]:
     """What each hand-off's run is told: its outcome, or the failure record the
     writer wrote in its place."""
-    handoffs = [item for item in batch if isinstance(item, queue.HandOff)]
+    handoffs = [item for item in batch if isinstance(item, HandOff)]
     briefs = [brief(handoff.outcome) for handoff in handoffs]
     rejected = {record.doc_hash: record for record in rejected_records}
     for info, handoff in zip(briefs, handoffs, strict=True):
@@ -239,84 +255,105 @@ def _briefs(batch: list[queue.Item], rejected_records: list[Any]) -> list[dict[s
     return briefs
 
 
-def _defer(r: redis.Redis, lane: queue.Lane) -> queue.Defer:
+def _defer(r: redis.Redis, lane: Lane) -> Defer:
     """The writer's batch waits for more files: one kick, ``seconds`` from now (none
     if a hand-off has sent one meanwhile)."""
     def defer(seconds: float) -> None:
-        queue.kick(r, lambda: send_write(lane, countdown=seconds), value=queue.DELAYED, lane=lane)
+        kick_lane(r, lambda: send_write(lane, countdown=seconds), value=DELAYED, lane=lane)
 
     return defer
 
 
-def _lane_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> queue.Lane | None:
+def _lane_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Lane | None:
     """The lane a write message names: nothing (the common lane) or a shard number.
     Anything else is refused with a log line."""
     if not args and not kwargs:
-        return queue.COMMON
+        return COMMON
     shard = args[0] if len(args) == 1 and not kwargs else None
     if isinstance(shard, bool) or not isinstance(shard, int) or not 0 <= shard < config.MAX_SHARDS:
         log.error("pdfindex: refused pdfindex.write%a: malformed message (a shard number, 0-%d, or nothing)",
                   tuple(str(a)[:40] for a in args[:3]) + tuple(str(k)[:40] for k in list(kwargs)[:3]),
                   config.MAX_SHARDS - 1)
         return None
-    return queue.Lane(shard)
+    return Lane(shard)
 
 
-def _home(shards: int, shard: int) -> queue.Home:
+def _home(shards: int, shard: int) -> Home:
     """Where an item of shard ``shard``'s lane belongs, in an index of ``shards``
     shards: a hand-off, in the lane of its document's shard; a release, here (in the
     common lane, which ignores it, if the index no longer has this shard). The
     common lane once the index has one shard."""
-    def home(item: queue.Item) -> queue.Lane:
-        if isinstance(item, queue.Release):
-            return queue.Lane(shard) if shard < shards else queue.COMMON
-        return queue.Lane(shard_of(item.outcome.doc.doc_hash, shards)) if shards > 1 else queue.COMMON
+    def home(item: Item) -> Lane:
+        if isinstance(item, Release):
+            return Lane(shard) if shard < shards else COMMON
+        return Lane(shard_of(item.outcome.doc.doc_hash, shards)) if shards > 1 else COMMON
 
     return home
 
 
-def _write_lane(r: redis.Redis, lane: queue.Lane) -> None:
-    """What a kick of ``lane`` does in this worker. The common lane: a writer of
-    every shard drains it; a shard writer routes it to the shards' lanes (or, the
-    index having one shard, drains it too). A shard's lane: its writer drains it
-    into that shard alone; another worker refuses the kick."""
-    index = PageIndex(settings.index_dir, new_language=settings.language, new_shards=settings.shards)
-    identity.check_writer(r, identity.this(str(index.identity(create=True)), settings.index_dir))
-    shards = index.shards  # for this kick: a reindex to another count is seen by the next
-    owned = writer_shards()
-    send_kick = partial(kick, r)
-    if lane.shard is None and owned is not None and shards > 1:
-        queue.route(r, shards, send_kick, _VERIFY)
-    elif lane.shard is None:
-        stage = partial(_STAGING.stage, lambda: index.writer(batch_pages=10**9, processes=True))
-        queue.drain(r, settings.batch_pages, partial(write_batch, index), settings.roots, _VERIFY,
-                    defer=_defer(r, lane), stage=stage if is_dedicated_writer() else None)
-    elif owned is None or lane.shard not in owned:
-        log.error("pdfindex: refused pdfindex.write(%d): this worker writes %s", lane.shard,
-                  "every shard from the common lane" if owned is None else f"shards {sorted(owned)}")
-    else:
+class WriteTask(Task):
+    """``pdfindex.write``'s class. Celery makes one instance of a task per process,
+    so this is where a writer process keeps what it carries from one kick to the
+    next: the waiting batch's items validated already (``drain.Validated``) and, in
+    a dedicated writer, the batch indexed ahead of its commit (``staging.Staging``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.validated = Validated()
+        self.staging = Staging()
+
+    def sink(self, index: PageIndex, r: redis.Redis, lane: Lane, send_kick: SendKick) -> Sink | None:
+        """How this worker writes what ``lane`` holds: the common lane into every
+        shard, a shard's lane into that shard alone (its writer only: None, and a log
+        line, in another worker). Only a dedicated writer indexes a batch while it
+        waits (``staging``)."""
+        staging, owned, shards = self.staging, writer_shards(), index.shards
+        if lane.shard is None:
+            stage = partial(staging.stage, lambda: index.writer(batch_pages=10**9, processes=True))
+            return Sink(partial(write_batch, index, staging), defer=_defer(r, lane),
+                        stage=stage if is_dedicated_writer() else None)
+        if owned is None or lane.shard not in owned:
+            log.error("pdfindex: refused pdfindex.write(%d): this worker writes %s", lane.shard,
+                      "every shard from the common lane" if owned is None else f"shards {sorted(owned)}")
+            return None
         shard = lane.shard
-        stage = partial(_STAGING.stage, lambda: index.shard_writer(shard, batch_pages=10**9))
-        queue.drain(r, settings.batch_pages, partial(write_shard_batch, index, shard, r, send_kick), settings.roots,
-                    _VERIFY, defer=_defer(r, lane), stage=stage if is_dedicated_writer() and shard < shards
-                    else None, lane=lane, home=_home(shards, shard), send_kick=send_kick)
+        stage = partial(staging.stage, lambda: index.shard_writer(shard, batch_pages=10**9))
+        return Sink(partial(write_shard_batch, index, shard, r, send_kick, staging), defer=_defer(r, lane),
+                    stage=stage if is_dedicated_writer() and shard < shards else None,
+                    home=_home(shards, shard), send_kick=send_kick)
+
+    def write_lane(self, r: redis.Redis, lane: Lane) -> None:
+        """What a kick of ``lane`` does in this worker. The common lane: a writer of
+        every shard drains it; a shard writer routes it to the shards' lanes (or, the
+        index having one shard, drains it too). A shard's lane: its writer drains it
+        into that shard alone; another worker refuses the kick."""
+        index = PageIndex(settings.index_dir, new_language=settings.language, new_shards=settings.shards)
+        identity.check_writer(r, identity.this(str(index.identity(create=True)), settings.index_dir))
+        shards = index.shards  # for this kick: a reindex to another count is seen by the next
+        send_kick = partial(kick, r)
+        if lane.shard is None and writer_shards() is not None and shards > 1:
+            route(r, shards, send_kick, _VERIFY)
+            return
+        sink = self.sink(index, r, lane, send_kick)
+        if sink is not None:
+            Drain(r, settings.roots, settings.batch_pages, verify=_VERIFY, validated=self.validated).run(sink, lane)
 
 
-@app.task(name="pdfindex.write", bind=True, max_retries=WRITE_RETRIES, typing=False)
-def write(self: Task, *args: Any, **kwargs: Any) -> None:
-    """Drain a lane's hand-off list into the index (queue.drain): a batch of
+@app.task(name="pdfindex.write", base=WriteTask, bind=True, max_retries=WRITE_RETRIES, typing=False)
+def write(self: WriteTask, *args: Any, **kwargs: Any) -> None:
+    """Drain a lane's hand-off list into the index (drain.Drain): a batch of
     ``PDFINDEX_BATCH_PAGES`` pages per commit, or what came once files stop coming
     for a second; never a commit per file. A shard writer's kick of the common lane
-    routes it instead (queue.route)."""
+    routes it instead (drain.route)."""
     lane = _lane_of(args, kwargs)
     if lane is None:
         return
-    r = queue.client(settings)
+    r = client(settings)
     try:
-        _write_lane(r, lane)
+        self.write_lane(r, lane)
         with suppress(redis.RedisError):
-            r.delete(queue.WRITER_ERROR)
-    except (IndexBusy, queue.WriterBusy) as exc:
+            r.delete(WRITER_ERROR)
+    except (IndexBusy, WriterBusy) as exc:
         # Try again soon: a dead writer's lock expires, a busy index frees up. The
         # pending-kick key stays set meanwhile, so hand-offs send no kicks of their own.
         if self.request.retries >= WRITE_RETRIES:
@@ -332,13 +369,13 @@ def write(self: Task, *args: Any, **kwargs: Any) -> None:
         # minute and shows this error).
         log.error("pdfindex: the index writer cannot write: %s", exc)
         with suppress(redis.RedisError):
-            r.set(queue.WRITER_ERROR, str(exc)[:300], ex=3600)
+            r.set(WRITER_ERROR, str(exc)[:300], ex=3600)
     except identity.NotTheWritersIndex as exc:
         # Another index took the broker over (identity.py): writing here would split
         # the index. The items stay for its writer, and later hand-offs kick again.
         log.error("pdfindex: %s", exc)
         with suppress(redis.RedisError):
-            r.set(queue.WRITER_ERROR, str(exc)[:300], ex=3600)
+            r.set(WRITER_ERROR, str(exc)[:300], ex=3600)
             r.delete(lane.kick)
-    except queue.LockLost as exc:
+    except LockLost as exc:
         log.error("pdfindex: the index writer stopped: %s", exc)
