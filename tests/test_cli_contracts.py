@@ -227,9 +227,10 @@ def test_unknown_language_lists_the_supported_ones(home: Path, index: Path, how:
 
 def test_the_index_imports_whoosh_without_urllib_or_asyncio_and_leaves_them_real() -> None:
     """indexer/lean_import.py: three of Whoosh's imports no search uses are stood in for
-    while Whoosh imports, then removed, so a later import gets the real modules."""
+    while Whoosh imports, then removed, so a later import gets the real modules. (The
+    face ``pdfindex.indexer`` loads Whoosh with ``PageIndex``, on first use.)"""
     code = (
-        "import sys\nimport pdfindex.indexer\n"
+        "import sys\nfrom pdfindex.indexer import PageIndex\n"
         "assert not {'urllib.request', 'asyncio', 'http.client', 'cached_property', 'whoosh.lang.morph_en'} "
         "& set(sys.modules), "
         "sorted(m for m in sys.modules if m.startswith(('urllib', 'asyncio', 'http', 'cached')))\n"

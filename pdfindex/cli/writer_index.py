@@ -4,7 +4,7 @@
 ``--index``). In distributed mode that must be the writer's index, as the shared
 folder is mounted here; one that is not was searched silently before (issue 20).
 They now say on stderr which index they read, and warn when it is not the writer's
-(workers/identity.py). Reading does no harm, so it is a warning, not a refusal:
+(workers/status.py). Reading does no harm, so it is a warning, not a refusal:
 ``ingest`` and ``remove``, which write, refuse.
 """
 from __future__ import annotations
@@ -13,6 +13,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from pdfindex.contract.display import shown
+from pdfindex.workers.errors import BrokerError
+from pdfindex.workers.status import which_index
 
 if TYPE_CHECKING:
     from pdfindex.config import Settings
@@ -24,16 +26,13 @@ def say_which(index: PageIndex, settings: Settings, quiet: bool) -> None:
     index is read (unless ``quiet``), or a warning naming both indexes."""
     if not settings.broker_url:
         return
-    from pdfindex.workers import errors, identity  # noqa: PLC0415 - Redis, only in distributed mode
-
     index_id = index.identity()
     try:
-        current, _ = identity.look(settings)
-    except errors.BrokerError as exc:
+        current, problem = which_index(index.root, index_id, settings)
+    except BrokerError as exc:
         print(f"pdfindex: warning: reading the index at {shown(str(index.root))}, which may not be the writer's: "
               f"{exc}", file=sys.stderr)
         return
-    problem = identity.client_problem(index.root, index_id, current)
     if current is None:
         if not quiet:
             print(f"pdfindex: reading the index at {shown(str(index.root))} (no index writer has announced its "

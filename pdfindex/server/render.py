@@ -30,6 +30,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from pdfindex.workers.limits import limit_memory
+
 from .page_image import (
     DEFAULT_WIDTH,
     DocumentChanged,
@@ -43,6 +45,7 @@ from .page_image import (
     RenderFailed,
     RenderTimeout,
     clamp_width,
+    file_png,
 )
 
 __all__ = [
@@ -101,10 +104,6 @@ def _serve(conn: Connection, max_memory_mb: int) -> None:
     pipe brings until it closes. Every reply is ("ok", png) or ("error", kind,
     message)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
-    from pdfindex.workers.limits import limit_memory  # noqa: PLC0415 - in the child only
-
-    from .page_image import file_png  # noqa: PLC0415
-
     limit_memory(max_memory_mb)
     conn.send(("ready",))
     while True:

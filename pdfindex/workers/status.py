@@ -1,10 +1,13 @@
-"""What ``pdfindex status`` and ``GET /api/status`` report, gathered in one place:
-the index's counts and failures and, when a broker is configured, the queues' depths
-and the index its writer announced. ``contract.shapes.status_json`` shapes it; this
-module only asks the index and the broker.
+"""What the broker adds to what clients report, asked in one place: the queues'
+depths and the index the writer announced, for ``pdfindex status`` and ``GET
+/api/status`` alike (shaped by ``contract.shapes.status_json``), and whether the
+index a client reads is the writer's. Redis is imported only when a broker is
+configured: ``status``, ``search`` and ``list`` start without it.
 """
 from __future__ import annotations
 
+from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from pdfindex.contract.records import WriterIndex
@@ -13,6 +16,8 @@ from pdfindex.contract.shapes import status_json
 if TYPE_CHECKING:
     from pdfindex.config import Settings
     from pdfindex.indexer import PageIndex
+
+    from .identity import Announcement
 
 
 def status_report(index: PageIndex, settings: Settings) -> dict[str, Any]:
@@ -29,9 +34,25 @@ def broker_state(settings: Settings) -> tuple[dict[str, int] | None, WriterIndex
     mode. BrokerError when the broker cannot be reached."""
     if not settings.broker_url:
         return None, None
-    from . import handoff, identity  # noqa: PLC0415 - Redis only when a broker is configured (status starts without it)
-
-    depths = handoff.queue_depths(settings)
+    handoff, identity = _broker()
+    depths: dict[str, int] = handoff.queue_depths(settings)
     announced, running = identity.look(settings)
     writer = None if announced is None else WriterIndex(announced.id, announced.path, announced.host, running)
     return depths, writer
+
+
+def which_index(root: Path, index_id: str | None, settings: Settings) -> tuple[Announcement | None, str | None]:
+    """For a client reading the index at ``root`` in distributed mode: the index the
+    writer announced (None: none yet) and, when the client's is another, the
+    sentence saying so. BrokerError when the broker cannot be asked."""
+    _, identity = _broker()
+    current: Announcement | None = identity.look(settings)[0]
+    problem: str | None = identity.client_problem(root, index_id, current)
+    return current, problem
+
+
+def _broker() -> tuple[ModuleType, ModuleType]:
+    """The modules that ask the broker: ``handoff`` (lanes) and ``identity``."""
+    from . import handoff, identity  # noqa: PLC0415 - Redis, only when a broker is configured
+
+    return handoff, identity
