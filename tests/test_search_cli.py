@@ -348,7 +348,7 @@ def test_the_dash_check_knows_the_one_letter_options_of_search() -> None:
     import argparse
 
     from pdfindex.cli.main import build_parser
-    from pdfindex.cli.search_cmd import SHORT_OPTIONS
+    from pdfindex.cli.parsers import SHORT_OPTIONS
 
     (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
     search = sub.choices["search"]
