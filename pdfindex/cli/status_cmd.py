@@ -22,19 +22,25 @@ def human_size(size: int) -> str:
     return f"{value:.1f} GB"
 
 
-def _report(args: argparse.Namespace) -> dict[str, Any]:
-    """What ``status`` and ``stats`` report (``workers.status``): ``stats`` is only
-    the shorter text form."""
-    with user_errors(), open_index(args) as index:
-        return status_report(index, config.load())
-
-
 def cmd_status(args: argparse.Namespace) -> int:
-    report = _report(args)
+    """The counts with the queues, the writer and every failure spelled out."""
+    return _show(args, detailed=True)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """The short form: the same report (and JSON), the counts only."""
+    return _show(args, detailed=False)
+
+
+def _show(args: argparse.Namespace, detailed: bool) -> int:
+    with user_errors(), open_index(args) as index:
+        report = status_report(index, config.load())
     if args.json:
         write_json(report)
         return 0
-    _print_counts(report, size_inline=True)
+    _print_counts(report, size_inline=detailed)
+    if not detailed:
+        return 0
     if report["queues"] is not None:
         print("queues:    " + "  ".join(f"{k}: {v}" for k, v in report["queues"].items()))
         print(f"writer:    {_writer_line(report)}")
@@ -54,15 +60,6 @@ def _writer_line(report: dict[str, Any]) -> str:
     if writer["id"] != report["index_id"]:
         line += " - NOT this index: set PDFINDEX_INDEX_DIR to the writer's index folder"
     return line
-
-
-def cmd_stats(args: argparse.Namespace) -> int:
-    report = _report(args)
-    if args.json:
-        write_json(report)
-        return 0
-    _print_counts(report, size_inline=False)
-    return 0
 
 
 def _count(n: int, unit: str) -> str:
