@@ -24,15 +24,17 @@ its captured output gives the "chars" column and, for the generated document, th
 share of the expected words each tool recovers (speed of a tool that loses words
 is not comparable).
 
-The default document is generated with ``tests/pdfwriter.py``: 150 pages of
-English-like text set the way TeX and office exports do it (standard-14
-Helvetica/Times, a subset-style TrueType font with /Widths and a ToUnicode map,
-word gaps as space characters or TJ numbers, kerning, Flate streams).  The issue's
-target is pdfindex >= 3x the pages/second of pdfminer.six ``extract_text`` on it.
+The default document is bench/corpus.py's ``build_document`` (written with
+``tests/pdfwriter.py``): 150 pages of English-like text set the way TeX and office
+exports do it (standard-14 Helvetica/Times, a subset-style TrueType font with /Widths
+and a ToUnicode map, word gaps as space characters or TJ numbers, kerning, Flate
+streams).  The issue's target is pdfindex >= 3x the pages/second of pdfminer.six
+``extract_text`` on it.
 
-Usage::
+Usage, from the project root (``-m``: the bench imports bench/corpus.py and the test
+helpers beside the installed package)::
 
-    .venv/bin/python bench/extract_speed.py [--runs 3] [--quick] [--out DOC.pdf] [FILE.pdf ...]
+    .venv/bin/python -m bench.extract_speed [--runs 3] [--quick] [--out DOC.pdf] [FILE.pdf ...]
 """
 from __future__ import annotations
 
@@ -41,7 +43,6 @@ import importlib.metadata
 import importlib.util
 import os
 import platform
-import random
 import re
 import shutil
 import subprocess
@@ -52,277 +53,16 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import MappingProxyType
+
+from bench.corpus import build_document
+from pdfindex.pipeline import PdfFile
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # for tests.pdfwriter when run as a script
-    sys.path.insert(0, str(ROOT))
-
-from pdfminer.fontmetrics import FONT_METRICS  # noqa: E402
-
-from tests.pdfwriter import Name, PdfWriter, Ref, tounicode_cmap  # noqa: E402
-
 TARGET_RATIO = 3.0
 TARGET_TOOL = "pdfminer.six"
 DEFAULT_PAGES = 150
 DEFAULT_RUNS = 3
 DEFAULT_TIMEOUT = 900.0
-SEED = 20240611
-
-# ------------------------------------------------------------------ generator
-
-#: The generator's word list: every body word of the generated document is one
-#: of these (a sentence start is capitalised, some words carry "," or ".").
-VOCABULARY: tuple[str, ...] = (
-    "the", "of", "and", "to", "in", "a", "is", "that", "for", "it", "as", "was", "with", "be",
-    "by", "on", "not", "he", "this", "are", "or", "his", "from", "at", "which", "but", "have",
-    "an", "had", "they", "you", "were", "their", "one", "all", "we", "can", "her", "has",
-    "there", "been", "if", "more", "when", "will", "would", "who", "so", "no", "time", "about",
-    "many", "then", "them", "some", "these", "two", "may", "first", "water", "people", "over",
-    "after", "years", "work", "system", "between", "number", "through", "world", "general",
-    "however", "because", "government", "public", "against", "under", "without", "example",
-    "within", "problem", "should", "during", "develop", "information", "second", "large",
-    "process", "several", "important", "political", "although", "different", "following",
-    "economic", "national", "evidence", "therefore", "research", "analysis", "particular",
-    "structure", "condition", "effective", "knowledge", "relation", "available", "position",
-    "document", "surface", "pressure", "argument", "distance", "temperature", "function",
-    "measure", "morning", "village", "journey", "harbour", "window", "garden", "river",
-    "mountain", "weather", "letter", "question", "answer", "history", "method", "theory",
-    "value", "result", "figure", "table", "section", "chapter", "volume", "index", "search",
-    "reader", "writer", "printer", "library", "archive", "record", "market", "company",
-    "payment", "invoice", "account", "balance", "quarter", "annual", "report", "summary",
-    "review", "approach", "quality", "average", "variation", "sample", "survey", "model",
-    "proof", "lemma", "equation", "matrix", "vector", "element", "boundary", "kernel",
-    "affine", "flow", "offer", "office", "efficient", "difficult", "waffle", "fjord", "avoid",
-    "toward", "every", "away", "yellow", "wave", "very", "fever", "eye", "key", "yet",
-    "quickly", "brown", "fox", "jumps", "lazy", "dog", "zeal", "jazz", "quiz", "oxygen",
-)
-
-#: Pair kerns in thousandths of an em, as a TJ number between the two letters
-#: (positive moves the second letter left).
-KERNING: Mapping[str, float] = MappingProxyType({
-    "av": 20, "va": 25, "wa": 15, "ye": 15, "yo": 15, "ro": 10, "ke": 10, "fo": 10,
-    "ov": 15, "ow": 10, "vo": 15, "we": 20, "ty": 10, "To": 80, "Wa": 80, "Av": 74, "Yo": 100,
-    "y.": 55, "y,": 55, "r.": 40, "r,": 40, "f.": 28, "w.": 65, "v.": 65,
-})
-
-#: Word-gap TJ numbers seen in TeX output (interword glue after justification).
-GAPS: tuple[float, ...] = (-333, -333, -327.8, -349.5, -305.2, -361, -290.7)
-
-FONT_SIZE = 10.0
-LEADING = 13.2
-LEFT, TOP = 72.0, 712.0
-PARAGRAPH_INDENT = 18.0
-SPACE_SHARE = 0.45  # share of word gaps drawn as a space character
-EMPHASIS_SHARE = 0.04  # share of words set in the other body font mid-line
-
-
-@dataclass(frozen=True, slots=True)
-class GeneratedPage:
-    """What one generated page shows, top to bottom."""
-
-    header: str
-    lines: tuple[str, ...]  # body lines as drawn (capitals, punctuation)
-    footer: str
-    words: tuple[str, ...]  # body words as drawn from VOCABULARY, in order
-
-    @property
-    def text_lines(self) -> tuple[str, ...]:
-        return (self.header, *self.lines, self.footer)
-
-
-@dataclass(frozen=True, slots=True)
-class GeneratedDocument:
-    path: Path
-    pages: tuple[GeneratedPage, ...]
-
-    @property
-    def page_count(self) -> int:
-        return len(self.pages)
-
-
-@dataclass(frozen=True, slots=True)
-class Face:
-    """A font resource and how a character becomes a byte in its strings."""
-
-    resource: str
-    codes: Mapping[str, int]
-    hex_strings: bool
-
-    def string(self, text: str) -> bytes:
-        data = bytes(self.codes[c] for c in text)
-        if self.hex_strings:
-            return b"<" + data.hex().upper().encode() + b">"
-        esc = data.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
-        return b"(" + esc + b")"
-
-
-def _charset() -> str:
-    letters = sorted(set("".join(VOCABULARY)) | set("".join(VOCABULARY).upper()))
-    return " .,:" + "0123456789" + "".join(letters)
-
-
-def _add_fonts(w: PdfWriter) -> tuple[dict[str, Ref], dict[str, Face]]:
-    """F1 Helvetica and F2 Times-Roman (standard 14, WinAnsi) and F3 a subset-style
-    TrueType font: codes 3.. in charset order (as office exports number subset
-    glyphs), /Widths from Times metrics, symbolic, text only through ToUnicode."""
-    ascii_codes = {c: ord(c) for c in _charset()}
-    fonts = {
-        "F1": w.standard_font("Helvetica", encoding="WinAnsiEncoding"),
-        "F2": w.standard_font("Times-Roman", encoding="WinAnsiEncoding"),
-    }
-    subset_codes = {c: 3 + i for i, c in enumerate(_charset())}
-    times_widths = FONT_METRICS["Times-Roman"][1]
-    widths = [float(times_widths[c]) for c in _charset()]
-    cmap = tounicode_cmap([(bytes([code]), c) for c, code in subset_codes.items()])
-    fonts["F3"] = w.simple_font(
-        "TrueType", base_font="QKBNCH+BenchSerif", first_char=3, widths=widths,
-        to_unicode=cmap, to_unicode_filter="FlateDecode",
-        descriptor={"Flags": 4, "FontBBox": [-568, -216, 2046, 891], "Ascent": 891,
-                    "Descent": -216, "CapHeight": 662, "StemV": 84, "XHeight": 448})
-    faces = {
-        "F1": Face("F1", ascii_codes, hex_strings=False),
-        "F2": Face("F2", ascii_codes, hex_strings=False),
-        "F3": Face("F3", subset_codes, hex_strings=True),
-    }
-    return fonts, faces
-
-
-def tj(face: Face, items: Sequence[str | float]) -> bytes:
-    """A TJ array from characters and numbers (adjacent characters form one string)."""
-    out: list[bytes] = []
-    run = ""
-    for item in items:
-        if isinstance(item, str):
-            run += item
-            continue
-        if run:
-            out.append(face.string(run))
-            run = ""
-        out.append(b"%g" % item)
-    if run:
-        out.append(face.string(run))
-    return b"[" + b"".join(out) + b"] TJ"
-
-
-def _line_ops(words: Sequence[str], fonts: Sequence[Face], rng: random.Random) -> bytes:
-    """One body line: TJ arrays with space characters, gap numbers and kerns; a
-    word in the other body font switches font mid-line and back, as TeX does."""
-    base, other = fonts
-    ops: list[bytes] = []
-    current = base
-    items: list[str | float] = []
-    for i, word in enumerate(words):
-        face = other if rng.random() < EMPHASIS_SHARE else base
-        if face is not current:
-            if items:
-                ops.append(tj(current, items))
-            ops.append(b"/%s %g Tf" % (face.resource.encode(), FONT_SIZE))
-            current, items = face, []
-        if i:
-            if rng.random() < SPACE_SHARE:
-                items.append(" ")
-            else:
-                items.append(rng.choice(GAPS))
-        for j, ch in enumerate(word):
-            if j and word[j - 1:j + 1] in KERNING:
-                items.append(KERNING[word[j - 1:j + 1]])
-            items.append(ch)
-    if items:
-        ops.append(tj(current, items))
-    if current is not base:
-        ops.append(b"/%s %g Tf" % (base.resource.encode(), FONT_SIZE))
-    return b" ".join(ops)
-
-
-class _Sentences:
-    """English-like running text: sentences of 6-22 words, capitalised, with commas."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.left = 0
-
-    def word(self, force_end: bool = False) -> tuple[str, str]:
-        """(vocabulary word, word as drawn)."""
-        rng = self.rng
-        start = self.left == 0
-        if start:
-            self.left = rng.randint(6, 22)
-        self.left -= 1
-        vocab = rng.choice(VOCABULARY)
-        drawn = vocab.capitalize() if start else vocab
-        if force_end or self.left == 0:
-            self.left = 0
-            drawn += "."
-        elif rng.random() < 0.07:
-            drawn += ","
-        return vocab, drawn
-
-
-def _page(number: int, lines_per_page: int, words_per_line: int, faces: Mapping[str, Face],
-          sentences: _Sentences, rng: random.Random, seed: int) -> tuple[bytes, GeneratedPage]:
-    chapter = 1 + (number - 1) // 10
-    chapter_rng = random.Random(seed * 1000 + chapter)  # same title on every page of a chapter
-    title = " ".join(w.capitalize() for w in chapter_rng.sample(VOCABULARY, 3))
-    header = f"Chapter {chapter}: {title}"
-    footer = str(number)
-    ops: list[bytes] = [
-        b"BT /F1 9 Tf %g 750 Td %s Tj ET" % (LEFT, faces["F1"].string(header)),
-        b"q 0.5 w %g 742 m %g 742 l S Q" % (LEFT, 612 - LEFT),
-    ]
-    lines: list[str] = []
-    words: list[str] = []
-    body = (faces["F2"], faces["F3"])
-    ops.append(b"BT /F2 %g Tf %g %g Td" % (FONT_SIZE, LEFT, TOP))
-    para_left, x = 0, 0.0  # x: this line's start, from the left margin
-    for n in range(lines_per_page):
-        if para_left == 0:  # new paragraph: its length, body font, indented first line
-            para_left = rng.randint(4, 9)
-            body = (faces["F2"], faces["F3"]) if rng.random() < 0.6 else (faces["F3"], faces["F2"])
-            ops.append(b"/%s %g Tf" % (body[0].resource.encode(), FONT_SIZE))
-            target = PARAGRAPH_INDENT
-        else:
-            target = 0.0
-        dx, x = target - x, target
-        para_left -= 1
-        last = para_left == 0 or n == lines_per_page - 1
-        count = (rng.randint(3, words_per_line - 2) if last
-                 else rng.randint(words_per_line - 2, words_per_line + 2))
-        drawn: list[str] = []
-        for k in range(count):
-            vocab, shown = sentences.word(force_end=last and k == count - 1)
-            words.append(vocab)
-            drawn.append(shown)
-        if n:
-            ops.append(b"%g %g Td" % (dx, -LEADING))
-        elif dx:
-            ops.append(b"%g 0 Td" % dx)
-        ops.append(_line_ops(drawn, body, rng))
-        lines.append(" ".join(drawn))
-    ops.append(b"ET")
-    ops.append(b"BT /F2 9 Tf %g 40 Td %s Tj ET" % (306 - 2.5 * len(footer), faces["F2"].string(footer)))
-    return b"\n".join(ops) + b"\n", GeneratedPage(header, tuple(lines), footer, tuple(words))
-
-
-def build_document(path: Path, pages: int = DEFAULT_PAGES, *, lines_per_page: int = 45,
-                   words_per_line: int = 12, seed: int = SEED) -> GeneratedDocument:
-    """Write the benchmark document to ``path`` (deterministic for a given seed)."""
-    if pages < 1 or lines_per_page < 1 or words_per_line < 5:
-        raise ValueError("need pages >= 1, lines_per_page >= 1 and words_per_line >= 5")
-    rng = random.Random(seed)
-    w = PdfWriter(file_id=b"pdfindex-bench-0")
-    w.set_info({"Title": b"pdfindex extraction benchmark", "Producer": b"tests/pdfwriter.py"})
-    fonts, faces = _add_fonts(w)
-    resources = w.add({"Font": fonts, "ProcSet": [Name("PDF"), Name("Text")]})
-    sentences = _Sentences(rng)
-    made: list[GeneratedPage] = []
-    for number in range(1, pages + 1):
-        content, page = _page(number, lines_per_page, words_per_line, faces, sentences, rng, seed)
-        w.add_page(content, resources=resources, filter="FlateDecode")
-        made.append(page)
-    w.save(path)
-    return GeneratedDocument(path, tuple(made))
-
 
 # ------------------------------------------------------------------ tools
 
@@ -535,8 +275,7 @@ def verdict(target: Target, outcomes: Sequence[Outcome]) -> str:
 # ------------------------------------------------------------------ main
 
 def _page_count(path: Path) -> int:
-    from pdfindex.pipeline import PdfFile  # noqa: PLC0415 - after sys.path is set up; the page count pdfindex sees; the same for every tool
-
+    """The page count pdfindex sees: the same for every tool."""
     return PdfFile(path).page_count
 
 

@@ -19,7 +19,8 @@ processes under the same time limit and address-space cap. Ours is classified as
 Peak RSS is the child's own (``wait4``). Files with text are counted for both tools;
 the target is 0 tracebacks, 0 hangs and at least PyMuPDF's count of files with text.
 
-Usage::
+Usage, from the project root, through the installed package (or as ``python -m
+bench.fuzz``)::
 
     .venv/bin/python bench/fuzz.py [--count 1000] [--seed 1] [--timeout 30] [--jobs 1]
     .venv/bin/python bench/fuzz.py --quick          # a few mutants, for a smoke test
@@ -192,7 +193,6 @@ def make_mutant(files: Sequence[Path], seed: int, index: int) -> Mutant:
 def child_ours(path: str) -> int:
     """Our extraction of one file: JSON on stdout, our one line on stderr for an
     ExtractionError; anything else escapes (a traceback, which the parent counts)."""
-    sys.path.insert(0, str(ROOT))
     from pdfindex import pipeline  # noqa: PLC0415 - only the child pays for it
 
     try:
@@ -243,8 +243,9 @@ def limit_self(memory_mb: int) -> None:
 
 
 def run_child(tool: str, path: Path, timeout: float, memory_mb: int) -> Run:
-    """One tool on one file in a fresh child process of this script."""
-    return run_command([sys.executable, str(Path(__file__).resolve()), "--child", tool, str(path),
+    """One tool on one file in a fresh child process of this script (run as a module
+    from the project root: it extracts with the checkout's own pdfindex)."""
+    return run_command([sys.executable, "-m", "bench.fuzz", "--child", tool, str(path),
                         "--memory-mb", str(memory_mb)], timeout)
 
 

@@ -5,7 +5,7 @@ The question: does a second process (nearly) double throughput on this 2-core
 machine?  Target: 2 processes >= 1.7x the pages/s of 1 process.  Everything is
 measured in one run on one generated folder of PDFs:
 
-* **embedded**: the whole command ``python -m cli.main ingest FOLDER --index DIR
+* **embedded**: the whole command ``python -m pdfindex.cli.main ingest FOLDER --index DIR
   --workers N`` for N = 1 and 2, wall clock from spawn to exit, into a fresh index
   directory each time.  This is what a user pays: start-up, imports, planning
   (hashing every file), the billiard pool's start and stop, extraction in the
@@ -56,18 +56,21 @@ tried again (twice at most): a shared machine slows 2-process runs most and woul
 fake a scaling problem.  Runs go round-robin and the best of
 ``--runs`` is kept, because noise only ever adds time.
 
-The PDFs come from ``tests/pdfwriter.py`` (fixed seed): ``--files`` documents of
-``--pages-per-file`` pages (N or MIN-MAX), about 300-400 words a page of
-English-like text (Zipf-weighted vocabulary, sentences, numbers) set the ways real
-producers set it: TeX style (Times, TJ arrays with word gaps as numbers and
-kerning), office style (a subset TrueType font with ToUnicode and hex strings, TJ
-with space glyphs) and browser style (Helvetica, one ``Tm`` + ``Tj`` a line).
+The PDFs come from bench/corpus.py's ``build_corpus`` (``tests/pdfwriter.py``, fixed
+seed): ``--files`` documents of ``--pages-per-file`` pages (N or MIN-MAX), about
+300-400 words a page of English-like text (Zipf-weighted vocabulary, sentences,
+numbers) set the ways real producers set it: TeX style (Times, TJ arrays with word
+gaps as numbers and kerning), office style (a subset TrueType font with ToUnicode and
+hex strings, TJ with space glyphs) and browser style (Helvetica, one ``Tm`` + ``Tj`` a
+line).
 
-Usage (Linux: /proc and sched_setaffinity; Celery mode: a Redis server)::
+Usage, from the project root (``-m``: the bench imports bench/corpus.py and the test
+helpers beside the installed package; Linux: /proc and sched_setaffinity; Celery mode:
+a Redis server)::
 
-    .venv/bin/python bench/ingest_throughput.py [--files 60] [--pages-per-file 5-30]
+    .venv/bin/python -m bench.ingest_throughput [--files 60] [--pages-per-file 5-30]
         [--modes embedded,celery,celery-shared] [--runs 3] [--keep DIR] [--redis redis://127.0.0.1:6379/14]
-    .venv/bin/python bench/ingest_throughput.py --files 6 --pages-per-file 3 --runs 1 --quiet-wait 0  # quick
+    .venv/bin/python -m bench.ingest_throughput --files 6 --pages-per-file 3 --runs 1 --quiet-wait 0  # quick
 """
 from __future__ import annotations
 
@@ -77,7 +80,6 @@ import functools
 import json
 import os
 import platform
-import random
 import re
 import resource
 import shutil
@@ -90,22 +92,19 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType, MappingProxyType
+from types import FrameType
+
+from bench.corpus import FOLDER_SEED, TOKEN, Corpus, build_corpus
+from pdfindex import config, pipeline
+from pdfindex.config import MAX_SHARDS
+from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, Status
+from pdfindex.workers.outcome import Outcome
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # for tests.pdfwriter (and the project) when run as a script
-    sys.path.insert(0, str(ROOT))
-
-from pdfminer.fontmetrics import FONT_METRICS  # noqa: E402
-
-from extract_speed import Face, tj  # noqa: E402 - the same PDF-building pieces
-from tests.pdfwriter import Name, PdfWriter, Ref, tounicode_cmap  # noqa: E402
-
 TARGET_SCALING = 1.7
 #: Celery with one extraction process within 15 % of embedded with one (issue 9, item 6).
 CELERY_SHARE = 0.85
 CORES_OF_TARGET = 2  # the target is set for a 2-core machine
-SEED = 20240917
 DEFAULT_FILES = 60
 DEFAULT_PAGES_PER_FILE = "5-30"
 DEFAULT_RUNS = 3
@@ -119,240 +118,6 @@ DEFAULT_QUIET_THRESHOLD = 0.3  # cores
 NOISY_RETRIES = 2  # extra tries of a run during which other processes were busy
 PROCESS_COUNTS = (1, 2)
 MODES = ("embedded", "celery", "celery-shared")
-
-# ------------------------------------------------------------------ generator
-
-#: Body words, most frequent first; drawn with Zipf-like weights so the index
-#: sees a realistic term distribution (a few very common words, a long tail).
-VOCABULARY: tuple[str, ...] = (
-    "the", "of", "and", "to", "in", "a", "is", "that", "for", "it", "as", "was", "with", "be",
-    "by", "on", "not", "this", "are", "or", "from", "at", "which", "but", "have", "an", "had",
-    "they", "were", "their", "one", "all", "we", "can", "has", "there", "been", "if", "more",
-    "when", "will", "would", "who", "so", "no", "time", "about", "many", "then", "them", "some",
-    "these", "two", "may", "first", "water", "people", "over", "after", "years", "work", "system",
-    "between", "number", "through", "world", "general", "however", "because", "government",
-    "public", "against", "under", "without", "example", "within", "problem", "should", "during",
-    "develop", "information", "second", "large", "process", "several", "important", "political",
-    "although", "different", "following", "economic", "national", "evidence", "therefore",
-    "research", "analysis", "particular", "structure", "condition", "effective", "knowledge",
-    "relation", "available", "position", "document", "surface", "pressure", "argument",
-    "distance", "temperature", "function", "measure", "morning", "village", "journey", "harbour",
-    "window", "garden", "river", "mountain", "weather", "letter", "question", "answer", "history",
-    "method", "theory", "value", "result", "figure", "table", "section", "chapter", "volume",
-    "index", "search", "reader", "writer", "printer", "library", "archive", "record", "market",
-    "company", "payment", "invoice", "account", "balance", "quarter", "annual", "report",
-    "summary", "review", "approach", "quality", "average", "variation", "sample", "survey",
-    "model", "proof", "lemma", "equation", "matrix", "vector", "element", "boundary", "kernel",
-    "affine", "flow", "offer", "office", "efficient", "difficult", "waffle", "fjord", "avoid",
-    "toward", "every", "away", "yellow", "wave", "very", "fever", "eye", "key", "yet", "quickly",
-    "brown", "fox", "jumps", "lazy", "dog", "zeal", "jazz", "quiz", "oxygen", "committee",
-    "contract", "delivery", "customer", "supplier", "schedule", "estimate", "revenue", "expense",
-    "liability", "interest", "mortgage", "property", "tenant", "landlord", "insurance", "claim",
-    "policy", "premium", "coverage", "hospital", "patient", "treatment", "diagnosis", "clinical",
-    "protein", "molecule", "reaction", "catalyst", "solvent", "crystal", "spectrum", "frequency",
-    "amplitude", "signal", "circuit", "voltage", "current", "resistance", "battery", "engine",
-    "turbine", "aircraft", "railway", "station", "platform", "passenger", "freight", "vessel",
-    "cargo", "customs", "border", "treaty", "parliament", "election", "candidate", "minister",
-    "ministry", "agency", "regulation", "directive", "article", "paragraph", "clause", "appendix",
-    "annex", "footnote", "citation", "bibliography", "manuscript", "editor", "publisher",
-    "edition", "translation", "dictionary", "grammar", "syntax", "semantic", "lexicon", "corpus",
-    "algorithm", "complexity", "compiler", "database", "network", "protocol", "packet",
-    "latency", "throughput", "bandwidth", "memory", "processor", "thread", "scheduler",
-    "storage", "backup", "recovery", "incident", "security", "password", "certificate",
-    "encryption", "signature", "authority", "registry", "inventory", "warehouse", "shipment",
-    "container", "pallet", "harvest", "wheat", "barley", "orchard", "vineyard", "forest",
-    "meadow", "glacier", "volcano", "earthquake", "coastline", "estuary", "lagoon", "island",
-    "peninsula", "climate", "rainfall", "drought", "erosion", "sediment", "mineral", "granite",
-    "limestone", "quarry", "foundation", "concrete", "timber", "bridge", "tunnel", "highway",
-    "junction", "municipal", "council", "district", "province", "territory", "census",
-    "household", "income", "employment", "wage", "pension", "benefit", "taxation", "deduction",
-)
-
-#: Number-like tokens as invoices and reports have them.
-NUMBERS: tuple[str, ...] = ("2019", "2020", "2021", "2022", "2023", "2024", "12.5", "3.75", "100", "250",
-                            "1,200", "48", "7", "15", "30", "99.9", "0.05", "365", "4-6", "10:30")
-
-#: Pair kerns in thousandths of an em (a TJ number between the two letters).
-KERNING: Mapping[str, float] = MappingProxyType({
-    "av": 20, "va": 25, "wa": 15, "ye": 15, "yo": 15, "ro": 10, "ke": 10, "fo": 10, "ov": 15,
-    "ow": 10, "vo": 15, "we": 20, "ty": 10, "To": 80, "Wa": 80, "Av": 74, "Yo": 100,
-    "y.": 55, "y,": 55, "r.": 40, "r,": 40, "f.": 28, "w.": 65, "v.": 65,
-})
-
-#: Word-gap TJ numbers as TeX writes interword glue after justification.
-TEX_GAPS: tuple[float, ...] = (-333, -333, -327.8, -349.5, -305.2, -361, -290.7)
-
-STYLES = ("tex", "office", "browser")
-FONT_SIZE = 10.0
-LEADING = 13.2
-LEFT, TOP = 72.0, 712.0
-LINE_WIDTH = 360.0  # points of body text a line is filled to (estimated widths)
-LINES_PER_PAGE = (27, 31)
-_WORD = re.compile(r"[A-Za-z]+")
-
-
-@dataclass(frozen=True, slots=True)
-class Corpus:
-    folder: Path
-    files: tuple[Path, ...]
-    pages: int
-    words: int  # body words drawn, all pages
-    tokens: int  # alphabetic tokens drawn (header, body), all pages: what extraction should give back
-    bytes: int
-    styles: Mapping[str, int]  # files per producer style
-
-
-def _charset() -> str:
-    letters = sorted(set("".join(VOCABULARY)) | set("".join(VOCABULARY).upper()))
-    return " .,:;-" + "0123456789" + "".join(letters)
-
-
-def _fonts(w: PdfWriter) -> tuple[Ref, dict[str, Face]]:
-    """F1 Helvetica, F2 Times-Roman (standard 14, WinAnsi), F3 a subset-style
-    TrueType font numbering its glyphs from 3 (as office exports do), with
-    /Widths and text only through a Flate-compressed ToUnicode map."""
-    ascii_codes = {c: ord(c) for c in _charset()}
-    subset_codes = {c: 3 + i for i, c in enumerate(_charset())}
-    widths = [float(FONT_METRICS["Helvetica"][1][c]) for c in _charset()]
-    fonts = {
-        "F1": w.standard_font("Helvetica", encoding="WinAnsiEncoding"),
-        "F2": w.standard_font("Times-Roman", encoding="WinAnsiEncoding"),
-        "F3": w.simple_font(
-            "TrueType", base_font="ABCDEF+BenchSans", first_char=3, widths=widths,
-            to_unicode=tounicode_cmap([(bytes([code]), c) for c, code in subset_codes.items()]),
-            to_unicode_filter="FlateDecode",
-            descriptor={"Flags": 4, "FontBBox": [-166, -225, 1000, 931], "Ascent": 905, "Descent": -212,
-                        "CapHeight": 718, "StemV": 88, "XHeight": 523}),
-    }
-    faces = {
-        "F1": Face("F1", ascii_codes, hex_strings=False),
-        "F2": Face("F2", ascii_codes, hex_strings=False),
-        "F3": Face("F3", subset_codes, hex_strings=True),
-    }
-    resources = w.add({"Font": fonts, "ProcSet": [Name("PDF"), Name("Text")]})
-    return resources, faces
-
-
-class _Text:
-    """English-like running text: sentences of 6-22 Zipf-weighted words,
-    capitalised, with commas and the odd number."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.left = 0
-        self.pending = ""
-        self.weights = [1.0 / (rank + 1) ** 0.9 for rank in range(len(VOCABULARY))]
-
-    def word(self) -> str:
-        rng = self.rng
-        start = self.left == 0
-        if start:
-            self.left = rng.randint(6, 22)
-        self.left -= 1
-        word = rng.choice(NUMBERS) if rng.random() < 0.03 else rng.choices(VOCABULARY, self.weights)[0]
-        if start:
-            word = word.capitalize()
-        if self.left == 0:
-            word += "."
-        elif rng.random() < 0.07:
-            word += ","
-        return word
-
-    def line(self) -> list[str]:
-        """Words filling about LINE_WIDTH points (0.5 em a character on average);
-        the word that does not fit starts the next line."""
-        words: list[str] = [self.pending] if self.pending else []
-        width = sum((len(w) + 1) * FONT_SIZE * 0.5 for w in words)
-        while True:
-            word = self.word()
-            width += (len(word) + 1) * FONT_SIZE * 0.5
-            if words and width > LINE_WIDTH:
-                self.pending = word
-                return words
-            words.append(word)
-
-
-def _kerned(word: str) -> list[str | float]:
-    items: list[str | float] = []
-    for j, ch in enumerate(word):
-        if j and word[j - 1:j + 1] in KERNING:
-            items.append(KERNING[word[j - 1:j + 1]])
-        items.append(ch)
-    return items
-
-
-def _body(style: str, lines: Sequence[Sequence[str]], faces: Mapping[str, Face], rng: random.Random) -> bytes:
-    """The body text of a page in one producer's manner."""
-    ops: list[bytes] = []
-    if style == "browser":  # Skia: every run positioned absolutely, Tj with real spaces
-        face = faces["F1"]
-        ops.append(b"BT /F1 %g Tf" % FONT_SIZE)
-        for n, words in enumerate(lines):
-            ops.append(b"1 0 0 1 %g %g Tm %s Tj" % (LEFT, TOP - n * LEADING, face.string(" ".join(words))))
-        ops.append(b"ET")
-        return b"\n".join(ops)
-    face = faces["F2"] if style == "tex" else faces["F3"]
-    ops.append(b"BT /%s %g Tf %g TL %g %g Td" % (face.resource.encode(), FONT_SIZE, LEADING, LEFT, TOP))
-    for n, words in enumerate(lines):
-        items: list[str | float] = []
-        for i, word in enumerate(words):
-            if i:
-                if style == "tex":
-                    items.append(rng.choice(TEX_GAPS))  # no space glyph: the gap is a number
-                else:
-                    items.append(" ")
-            items.extend(_kerned(word))
-        ops.append((b"T* " if n else b"") + tj(face, items))
-    ops.append(b"ET")
-    return b"\n".join(ops)
-
-
-def _document(path: Path, pages: int, style: str, title: str, text: _Text,
-              rng: random.Random) -> tuple[int, int]:
-    """Write one PDF; returns (body words, alphabetic tokens) drawn."""
-    w = PdfWriter(file_id=path.stem.encode().ljust(16, b"-")[:16])
-    w.set_info({"Title": title.encode(), "Producer": f"tests/pdfwriter.py ({style} style)".encode()})
-    resources, faces = _fonts(w)
-    words = tokens = 0
-    for number in range(1, pages + 1):
-        lines = [text.line() for _ in range(rng.randint(*LINES_PER_PAGE))]
-        header = f"{title} - page {number} of {pages}"
-        words += sum(len(line) for line in lines)
-        tokens += len(_WORD.findall(header)) + sum(len(_WORD.findall(" ".join(line))) for line in lines)
-        content = b"\n".join([
-            b"BT /F1 9 Tf %g 750 Td %s Tj ET" % (LEFT, faces["F1"].string(header)),
-            b"q 0.5 w %g 742 m %g 742 l S Q" % (LEFT, 612 - LEFT),
-            _body(style, lines, faces, rng),
-            b"BT /F2 9 Tf 300 40 Td %s Tj ET" % faces["F2"].string(str(number)),
-        ]) + b"\n"
-        w.add_page(content, resources=resources, filter="FlateDecode")
-    w.save(path)
-    return words, tokens
-
-
-def build_corpus(folder: Path, files: int, pages: tuple[int, int], seed: int = SEED) -> Corpus:
-    """Write ``files`` PDFs of ``pages`` (min, max) pages each into ``folder``;
-    deterministic for a given seed."""
-    folder.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
-    text = _Text(rng)
-    paths: list[Path] = []
-    total_pages = total_words = total_tokens = 0
-    styles: dict[str, int] = {}
-    for i in range(files):
-        count = rng.randint(*pages)
-        style = STYLES[i % len(STYLES)]
-        title = " ".join(w.capitalize() for w in rng.sample(VOCABULARY[40:], 3))
-        path = folder / f"doc-{i + 1:04d}-{style}.pdf"
-        words, tokens = _document(path, count, style, title, text, rng)
-        total_words += words
-        total_tokens += tokens
-        total_pages += count
-        styles[style] = styles.get(style, 0) + 1
-        paths.append(path)
-    return Corpus(folder, tuple(paths), total_pages, total_words, total_tokens, sum(p.stat().st_size for p in paths),
-                  MappingProxyType(styles))
-
 
 # ------------------------------------------------------------------ machine load
 
@@ -744,11 +509,6 @@ def _sum(phases: Sequence[Phase]) -> Phase:
 def phase_split(corpus: Corpus, workdir: Path) -> Split:
     """(a), (b), (c) in this process, one after the other; each file's document is
     dropped after extraction, as a pool process does."""
-    from pdfindex import config  # noqa: PLC0415 - after sys.path is set
-    from pdfindex import pipeline  # noqa: PLC0415
-    from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, Status  # noqa: PLC0415
-    from pdfindex.workers.outcome import Outcome  # noqa: PLC0415
-
     settings = config.load(child_env(None))
     extracting: list[Phase] = []
     outcomes: list[Outcome] = []
@@ -758,7 +518,7 @@ def phase_split(corpus: Corpus, workdir: Path) -> Split:
             doc = pipeline.extract(path)
         pages = [PageRecord(number=p.number, text=p.text, coverage=p.quality.coverage, glyphs=p.quality.glyphs,
                             unresolved=p.quality.unresolved, needs_ocr=p.quality.needs_ocr) for p in doc.pages]
-        tokens += sum(len(_WORD.findall(p.text)) for p in pages)
+        tokens += sum(len(TOKEN.findall(p.text)) for p in pages)
         st = path.stat()
         outcomes.append(Outcome(DocumentRecord(
             doc_hash=f"{path.name}-{st.st_size}", path=str(path), status=Status.INDEXED, page_count=len(pages),
@@ -785,7 +545,7 @@ def phase_split(corpus: Corpus, workdir: Path) -> Split:
 
 # ------------------------------------------------------------------ diagnosis
 
-#: Runs ``python -m cli.main ARGS`` unchanged, with timers wrapped around the
+#: Runs ``python -m pdfindex.cli.main ARGS`` unchanged, with timers wrapped around the
 #: embedded ingest's steps (in this child process only; nothing on disk changes):
 #: when each extraction result arrives (the pool's result thread decodes it with
 #: Outcome.from_json), how long the main thread spends in PageWriter.add and
@@ -1126,7 +886,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--files", type=int, default=DEFAULT_FILES, help=f"PDFs to generate (default {DEFAULT_FILES})")
     p.add_argument("--pages-per-file", type=_page_range, default=_page_range(DEFAULT_PAGES_PER_FILE),
                    metavar="N|MIN-MAX", help=f"pages of each PDF (default {DEFAULT_PAGES_PER_FILE})")
-    p.add_argument("--seed", type=int, default=SEED, help="generator seed (default: fixed)")
+    p.add_argument("--seed", type=int, default=FOLDER_SEED, help="generator seed (default: fixed)")
     p.add_argument("--modes", type=_modes, default=MODES,
                    help="comma-separated: embedded,celery,celery-shared (default all)")
     p.add_argument("--runs", type=int, default=DEFAULT_RUNS,
@@ -1150,8 +910,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                    help=f"seconds allowed per ingest command (default {DEFAULT_TIMEOUT:g})")
     args = p.parse_args(argv)
-    from pdfindex.config import MAX_SHARDS  # noqa: PLC0415 - after sys.path is set
-
     if args.files < 1 or args.runs < 1 or not 1 <= args.shards <= MAX_SHARDS:
         p.error(f"--files and --runs must be at least 1, --shards from 1 to {MAX_SHARDS}")
     if not re.fullmatch(r"redis://[^/]+/\d+", args.redis):

@@ -8,7 +8,8 @@ keeping only queries whose words, as typed, do not all occur in any other truth
 file (so exactly one document is the right answer). The PDFs are indexed through
 pipeline.extract and PageIndex; success@1 is the share of queries whose best
 document (``--by-document``) is the file. It is measured with the exact-form
-boost off (stems only: the ranking before issue 8) and on.
+boost off (stems only: the ranking before issue 8) and on. From the project root,
+through the installed package (or as ``python -m bench.known_item``)::
 
     .venv/bin/python bench/known_item.py [--corpus DIR] [--per-file N]
 """
@@ -24,11 +25,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from pdfindex import pipeline
+from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status, analysis, exact
 
-from pdfindex import pipeline  # noqa: E402
-from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status, analysis, exact  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "producers"
 _WORD = re.compile(r"[^\W\d_]{3,}")

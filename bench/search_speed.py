@@ -70,7 +70,8 @@ reads to both engines.  Indexing also reports the CPU time (with the shard write
 average is printed at the start and the end: on a shared machine other processes
 only ever add wall-clock time, and the CPU time shows how much.
 
-Usage::
+Usage, from the project root, through the installed package (or as ``python -m
+bench.search_speed``)::
 
     .venv/bin/python bench/search_speed.py [--pages 50000] [--shards K] [--batch N] [--reps 40] [--no-fts5]
         [--keep DIR]
@@ -97,13 +98,11 @@ from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # for config and indexer when run as a script
-    sys.path.insert(0, str(ROOT))
+from pdfindex import config
+from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status
+from pdfindex.indexer.analysis import stemmer
 
-from pdfindex import config  # noqa: E402
-from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status  # noqa: E402
-from pdfindex.indexer.analysis import stemmer  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SEED = 20240613
 DEFAULT_PAGES = 50_000
@@ -799,7 +798,7 @@ def code_revision() -> str:
     try:
         head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "indexer"],
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "pdfindex/indexer"],
                                capture_output=True, text=True, timeout=10, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"

@@ -54,7 +54,7 @@ Targets: 16 concurrent clients with zero failed requests, a rare term's p95 <= 5
   (``ingest_throughput.machine_busy`` minus both), in cores.  The clients share the
   2 cores with the server: their CPU is part of what a level costs here, and other
   processes' load only ever adds time.
-* **Marked page image.**  ``ingest_throughput.build_corpus`` writes a few real PDFs
+* **Marked page image.**  bench/corpus.py's ``build_corpus`` writes a few real PDFs
   (at least ``--images`` + 1 pages), the real ``pdfindex ingest`` indexes them into
   a temp index, and a second server serves it.  Every page gets a word found on it
   by the API's own search (a vocabulary word below the 40 most frequent, the least
@@ -71,11 +71,12 @@ machine-readable copy of the report.  Exit status 0 when every request succeeded
 (targets missed or not), 1 when a request failed or the run could not be made,
 2 for bad arguments, 130 when interrupted.
 
-Usage::
+Usage, from the project root (``-m``: the bench imports the other benches and the test
+helpers beside the installed package)::
 
-    .venv/bin/python bench/serve_load.py [--index DIR | --pages 50000] [--clients 1,4,16] [--seconds 10]
+    .venv/bin/python -m bench.serve_load [--index DIR | --pages 50000] [--clients 1,4,16] [--seconds 10]
         [--mix rare=70,common=20,phrase=10] [--images 40] [--json FILE]
-    .venv/bin/python bench/serve_load.py --pages 2000 --seconds 2  # quick
+    .venv/bin/python -m bench.serve_load --pages 2000 --seconds 2  # quick
 """
 from __future__ import annotations
 
@@ -100,18 +101,15 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import httpx
+
+from bench import ingest_throughput  # machine_busy, group_cpu, child_env, ingest_command
+from bench import search_speed  # generate_corpus, choose_queries, build_pdfindex, Latency
+from bench.corpus import FOLDER_SEED, FOLDER_VOCABULARY, build_corpus
+from pdfindex import config
+from pdfindex.indexer import PageIndex, SearchIndexError
+
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = Path(__file__).resolve().parent
-for _path in (ROOT, BENCH):  # the project, and the sibling benches imported as the others import theirs
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
-
-import httpx  # noqa: E402
-
-import ingest_throughput  # noqa: E402 - build_corpus, machine_busy, group_cpu, child_env, ingest_command
-import search_speed  # noqa: E402 - generate_corpus, choose_queries, build_pdfindex, Latency
-from pdfindex import config  # noqa: E402
-from pdfindex.indexer import PageIndex, SearchIndexError  # noqa: E402
 
 DEFAULT_CLIENTS = (1, 4, 16)
 MAX_CLIENTS = 64
@@ -604,7 +602,7 @@ def image_targets(client: httpx.Client, count: int, seed: int) -> list[tuple[str
     pages = sorted((d["doc_hash"], n) for d in listing["documents"] if d["status"] == "indexed"
                    for n in range(1, int(d["page_count"]) + 1))
     words_of: dict[tuple[str, int], list[str]] = {p: [] for p in pages}
-    for word in ingest_throughput.VOCABULARY[40:40 + IMAGE_WORDS_SEARCHED]:
+    for word in FOLDER_VOCABULARY[40:40 + IMAGE_WORDS_SEARCHED]:
         if all(len(ws) >= IMAGE_WORDS_PER_PAGE for ws in words_of.values()):
             break
         for hit in _get_json(client, "/api/search", {"q": word, "limit": 1000})["hits"]:
@@ -671,7 +669,7 @@ def measure_images(workdir: Path, count: int, seed: int) -> ImageReport:
     low, high = IMAGE_PAGES_PER_FILE
     files = max(1, math.ceil((count + 1) / low))  # at least count + 1 pages: one for the warm-up
     folder = workdir / "image-pdfs"
-    corpus = ingest_throughput.build_corpus(folder, files, (low, high), ingest_throughput.SEED)
+    corpus = build_corpus(folder, files, (low, high), FOLDER_SEED)
     index_dir = workdir / "image-index"
     print(f"ingesting {len(corpus.files)} PDFs ({corpus.pages} pages) for the page images ...", file=sys.stderr,
           flush=True)

@@ -1,7 +1,8 @@
 """Start-up cost of each ``pdfindex`` command: import time measured with
 ``python -X importtime`` (the sum of top-level imports), and whole-process time
 minus ``python -c pass``, best of N runs after one that writes the bytecode (as an
-installed package has it), on a tiny index built here.
+installed package has it), on a tiny index built here. From the project root (or as
+``python -m bench.startup``)::
 
     .venv/bin/python bench/startup.py [--runs N]
 
@@ -19,7 +20,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 COMMANDS = {
     "search": ["search", "revenue"],

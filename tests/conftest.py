@@ -1,19 +1,23 @@
-"""Shared fixtures: where the shared corpora lie, and how tests skip without them."""
+"""Shared fixtures: where the shared corpora lie and how tests skip without them, a
+home directory of the test's own, and the run's Redis database."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from tests import redis_db
+from tests.paths import PRODUCERS, REALWORLD
+
+if TYPE_CHECKING:
+    import redis
 
 # Our own bugs fail tests instead of becoming page problems (pipeline/errors.py triage);
 # set before anything imports pipeline, whose DEFAULT_PARAMS reads it.
 os.environ.setdefault("PDFINDEX_STRICT", "1")
-
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("PDFINDEX_SHARED", ROOT.parent / "shared"))
-REALWORLD = SHARED / "corpus" / "realworld"
-PRODUCERS = SHARED / "corpus" / "producers"
 
 
 def _corpus(folder: Path, name: str) -> Path:
@@ -43,3 +47,11 @@ def home(tmp_path: Path) -> Path:
     path = tmp_path / "home"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def broker() -> Iterator[redis.Redis]:
+    """A client of the run's own Redis database (tests/redis_db.py), emptied before and
+    after the test; the test skips (fails under CI) when no Redis answers."""
+    with redis_db.flushed_redis(redis_db.url()) as client:
+        yield client

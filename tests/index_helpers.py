@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 import unicodedata
 from pathlib import Path
 
@@ -100,3 +101,12 @@ def shard_writer_pids(root: Path) -> list[int]:
         if b"pdfindex.indexer.shard_processes" in argv and str(root).encode() in argv and state != "Z":
             pids.append(int(entry.name))
     return pids
+
+
+def wait_for_shard_writers_to_end(root: Path) -> None:
+    """Fail unless the shard writer processes of the index at ``root`` are gone within
+    15 s (they end on their own once their writer is closed or its caller died)."""
+    deadline = time.monotonic() + 15
+    while shard_writer_pids(root) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert shard_writer_pids(root) == []

@@ -19,7 +19,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -202,38 +202,6 @@ def build_mixed_folder(root: Path, realworld: Path | None) -> dict[str, Expected
     return exp
 
 
-# ---- Redis --------------------------------------------------------------------------------
-
-def redis_or_skip(url: str) -> Any:
-    """A client of the Redis at ``url``, or a skip saying how to start one (a failure
-    under CI, whose .ci/run starts one: a green run must not hide skipped tests)."""
-    import pytest
-    import redis
-
-    client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=10)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        client.close()
-        message = f"no Redis answers at {url} ({exc}); start one with `redis-server` (.ci/run does)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return client
-
-
-@contextlib.contextmanager
-def flushed_redis(url: str) -> Iterator[Any]:
-    """``redis_or_skip(url)``, its database emptied before and after the block."""
-    client = redis_or_skip(url)
-    client.flushdb()
-    try:
-        yield client
-    finally:
-        client.flushdb()
-        client.close()
-
-
 # ---- running pdfindex ----------------------------------------------------------------
 
 def cli_env(**extra: str) -> dict[str, str]:
@@ -254,6 +222,15 @@ def run_cli(*args: str | Path, env: dict[str, str] | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cli_argv(*args), cwd=ROOT, env=env if env is not None else cli_env(),
                           capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+
+
+def run_in_home(home: Path, *args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """`pdfindex` as a user whose home is ``home``: none of the caller's PDFINDEX_* or
+    XDG_* settings, so the default index is the one under ``home``; ``env`` added."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("PDFINDEX_", "XDG_"))}
+    base.update(HOME=str(home), PYTHONIOENCODING="utf-8", **env)
+    return subprocess.run(cli_argv(*args), cwd=ROOT, env=base, capture_output=True, text=True, encoding="utf-8",
+                          timeout=60)
 
 
 def ingest(index: Path, *paths: str | Path, env: dict[str, str] | None = None, timeout: float = 120,
@@ -476,51 +453,3 @@ def bomb_pdf(tag: str, megabytes: int = 1024) -> bytes:
     bomb = w.add_stream(data, {"Filter": Name("FlateDecode")})
     w.add_page([text_line(72, 700, b"(%s) Tj" % page_word(tag, 1).encode()), bomb], resources=res)
     return w.to_bytes()
-
-
-# ---- Celery workers --------------------------------------------------------------------
-
-@dataclass
-class Worker:
-    """A `celery -A pdfindex.workers.app worker` process (its own process group) and its log."""
-
-    name: str
-    proc: subprocess.Popen[Any]
-    log: Path
-    nodename: str = ""  # "name@host", as the worker announced itself
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def pool_children(self) -> list[int]:
-        """Pids of the prefork pool processes (children of the worker's main process)."""
-        return children_of(self.proc.pid)
-
-    def stop(self) -> None:
-        kill_group(self.proc, grace=10.0)
-
-
-def spawn_worker(name: str, queues: str, concurrency: int, env: dict[str, str], log_dir: Path) -> Worker:
-    """Start `celery -A pdfindex.workers.app worker` consuming ``queues`` (not waiting for it)."""
-    log = log_dir / f"worker-{name}.log"
-    argv = [sys.executable, "-m", "celery", "-A", "pdfindex.workers.app", "worker", "-Q", queues,
-            "--concurrency", str(concurrency), "-n", f"{name}@%h", "--loglevel", "INFO",
-            "--without-gossip", "--without-mingle", "--without-heartbeat"]
-    with log.open("wb") as fh:
-        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
-    return Worker(name, proc, log)
-
-
-def wait_ready(workers: Iterable[Worker], timeout: float = 60.0) -> None:
-    """Wait until every worker logged "<name>@host ready."; fail with the log of one
-    that exited instead."""
-    for worker in workers:
-        ready = re.compile(rf"({re.escape(worker.name)}@\S+) ready\.")
-        wait_for(lambda w=worker, ready=ready: ready.search(w.log_text()) or w.proc.poll() is not None, timeout,
-                 f"worker {worker.name} to be ready", interval=0.1)
-        if worker.proc.poll() is not None:
-            raise AssertionError(f"worker {worker.name} exited with {worker.proc.returncode}:\n{worker.log_text()}")
-        found = ready.search(worker.log_text())
-        assert found is not None
-        worker.nodename = found.group(1)

@@ -10,13 +10,19 @@ A run claims a free database from 1 to 15 with ``SET NX`` on a key of database 0
 expiring after ``CLAIM_SECONDS`` (a killed run frees its database by itself) and
 deleted when the run's process ends. ``$PDFINDEX_TEST_REDIS_URL`` (a URL with its
 database) overrides the claim; the Celery workers a test starts inherit the URL.
+
+``redis_or_skip`` and ``flushed_redis`` give a test its client, or skip it (fail it
+under CI) when no Redis answers; tests/conftest.py's ``broker`` fixture is the run's
+database, flushed around the test.
 """
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import uuid
+from collections.abc import Iterator
 
 import redis
 
@@ -61,4 +67,33 @@ def _release(db: int, token: str) -> None:
     except redis.RedisError:
         pass  # it expires by itself
     finally:
+        client.close()
+
+
+def redis_or_skip(url: str) -> redis.Redis:
+    """A client of the Redis at ``url``, or a skip saying how to start one (a failure
+    under CI, whose .ci/run starts one: a green run must not hide skipped tests)."""
+    import pytest  # here: a process that only claims a database (test_redis_db.py) needs none
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=10)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        client.close()
+        message = f"no Redis answers at {url} ({exc}); start one with `redis-server` (.ci/run does)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return client
+
+
+@contextlib.contextmanager
+def flushed_redis(url: str) -> Iterator[redis.Redis]:
+    """``redis_or_skip(url)``, its database emptied before and after the block."""
+    client = redis_or_skip(url)
+    client.flushdb()
+    try:
+        yield client
+    finally:
+        client.flushdb()
         client.close()

@@ -8,14 +8,12 @@ from types import ModuleType
 
 import pytest
 
-from tests.bench_module import load_bench
-
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "search_speed.py"
+from bench import search_speed
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    return load_bench(BENCH, "search_speed_bench")
+    return search_speed
 
 
 def test_generator_is_deterministic_and_shaped(bench: ModuleType) -> None:

@@ -13,27 +13,25 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.bench_module import load_bench
+from bench import serve_load
+from tests.paths import ROOT
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "serve_load.py"
-ROOT = BENCH.parents[1]
+#: The bench as the README runs it, from the project root (``_env`` puts the root on
+#: the path for a run in another working directory).
+BENCH = ("-m", "bench.serve_load")
 CLASSES = ["rare", "common", "phrase"]
 VERDICTS = {"met", "MISSED", "not measured"}
 
 
 @pytest.fixture(scope="module")
-def bench() -> Iterator[ModuleType]:
-    """The bench imported as a module (it imports its siblings from bench/, as the
-    other benches do when run as scripts)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.syspath_prepend(str(BENCH.parent))
-        yield load_bench(BENCH, "serve_load_bench")
+def bench() -> ModuleType:
+    """The bench imported as a module."""
+    return serve_load
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +44,7 @@ def kept(bench: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}, "PYTHONPATH": str(ROOT)}
 
 
 def _server_pids(stderr: str) -> list[int]:
@@ -71,7 +69,7 @@ def _gone(pid: int) -> bool:
 def test_small_run_reports_every_level_and_class_and_no_failure(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--pages", "200", "--seconds", "0.5", "--clients", "1,3", "--images", "2",
+        [sys.executable, *BENCH, "--pages", "200", "--seconds", "0.5", "--clients", "1,3", "--images", "2",
          "--json", str(out)],
         cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
@@ -117,7 +115,7 @@ def test_small_run_reports_every_level_and_class_and_no_failure(tmp_path: Path) 
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 128 + signal.SIGTERM)])
 def test_an_interrupted_run_stops_its_server(tmp_path: Path, kept: Path, signum: int, status: int) -> None:
     proc = subprocess.Popen(
-        [sys.executable, str(BENCH), "--index", str(kept), "--seconds", "60", "--clients", "4", "--images", "0"],
+        [sys.executable, *BENCH, "--index", str(kept), "--seconds", "60", "--clients", "4", "--images", "0"],
         cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None
@@ -177,7 +175,7 @@ def test_kept_index_is_found_in_its_folder_and_checked_against_the_corpus(bench:
 
 
 def test_a_missing_index_is_one_line(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, str(BENCH), "--index", str(tmp_path / "none"), "--images", "0"],
+    done = subprocess.run([sys.executable, *BENCH, "--index", str(tmp_path / "none"), "--images", "0"],
                           cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (

@@ -1,23 +1,24 @@
-"""Keeps bench/extract_speed.py from rotting: its document generator must still
-build a PDF that pipeline.extract reads back word for word. Nothing is timed."""
+"""Keeps bench/extract_speed.py's document (bench/corpus.py) and bench/ingest_throughput.py
+from rotting: the generator must still build a PDF that pipeline.extract reads back
+word for word, and the Celery mode must still run. Nothing is timed."""
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import redis
 
 from tests import redis_db
-from tests.ingest_helpers import redis_or_skip
+from tests.paths import ROOT
+from tests.redis_db import redis_or_skip
 
+from bench import ingest_throughput
+from bench.corpus import VOCABULARY, build_document
 from pdfindex import pipeline
-from bench.extract_speed import VOCABULARY, build_document
 
 _WORD = re.compile(r"[a-z]+")
 
@@ -53,21 +54,9 @@ def test_generated_document_is_deterministic(tmp_path: Path) -> None:
 
 # ---- bench/ingest_throughput.py, Celery mode ------------------------------------------
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "ingest_throughput.py"
-
-
-def _throughput_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """bench/ingest_throughput.py imports its sibling extract_speed as a script does."""
-    monkeypatch.syspath_prepend(str(BENCH.parent))
-    return importlib.import_module("bench.ingest_throughput")
-
-
-
-
-def test_other_clients_names_a_connection_to_the_bench_database(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_clients_names_a_connection_to_the_bench_database() -> None:
     """Workers answer no ping any more: the benchmark finds someone else's worker on
     its database by that worker's connection, and not its own check connection."""
-    module = _throughput_module(monkeypatch)
     url = redis_db.url()  # the run's own database: no other client of it
     other = redis_or_skip(url)
     elsewhere = redis.Redis.from_url(url.rsplit("/", 1)[0] + "/0", socket_timeout=10)
@@ -75,17 +64,16 @@ def test_other_clients_names_a_connection_to_the_bench_database(monkeypatch: pyt
         other.client_setname("someone-elses-worker")
         elsewhere.client_setname("other-database")
         elsewhere.ping()
-        found = module.other_clients(url)
+        found = ingest_throughput.other_clients(url)
     finally:
         other.close()
         elsewhere.close()
     assert len(found) == 1 and found[0].endswith("name=someone-elses-worker"), found
 
 
-def test_other_clients_of_an_unreachable_server_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = _throughput_module(monkeypatch)
+def test_other_clients_of_an_unreachable_server_is_one_clear_error() -> None:
     with pytest.raises(RuntimeError, match=r"^cannot list the clients of Redis database \d+: "):
-        module.other_clients("redis://127.0.0.1:1")
+        ingest_throughput.other_clients("redis://127.0.0.1:1")
 
 
 @pytest.mark.slow
@@ -96,9 +84,10 @@ def test_celery_mode_ingests_everything_with_one_and_two_processes(tmp_path: Pat
     url = redis_db.url()
     redis_or_skip(url).close()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}
+    env["PYTHONPATH"] = str(ROOT)  # `python -m bench.ingest_throughput` as from the project root, in another cwd
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--files", "2", "--pages-per-file", "2", "--modes", "celery", "--runs", "1",
-         "--quiet-wait", "0", "--no-split", "--keep", "pdfs", "--redis", url],  # relative to cwd, not to ROOT
+        [sys.executable, "-m", "bench.ingest_throughput", "--files", "2", "--pages-per-file", "2", "--modes", "celery",
+         "--runs", "1", "--quiet-wait", "0", "--no-split", "--keep", "pdfs", "--redis", url],  # relative to cwd, not to ROOT
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     assert "Traceback" not in done.stderr, done.stderr

@@ -34,7 +34,7 @@ from pdfindex.pipeline.interpreter import Interpreter
 from pdfindex.pipeline.streams import decode
 from tests import hostile
 from tests.builders import font_resources, mono_font, one_font_pdf, text_line
-from tests.conftest import ROOT
+from tests.paths import ROOT
 from tests.pdfwriter import Name, PdfWriter
 
 MB = 1 << 20

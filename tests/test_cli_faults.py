@@ -41,8 +41,9 @@ from pdfindex.indexer import PageIndex, Status
 from tests import redis_db
 from tests.builders import font_resources, mono_font, text_line
 from pdfindex.workers.lanes import RESULTS, WRITER_ERROR, WRITER_LOCK, WRITING
+from tests.celery_helpers import Cluster
+from tests.fault_helpers import NOBODY, as_nobody, fill, read_only_view, tmpfs, unavailable
 from tests.ingest_helpers import (
-    flushed_redis,
     ROOT,
     cli_argv,
     cli_env,
@@ -60,8 +61,6 @@ from tests.ingest_helpers import (
     write,
 )
 from tests.pdfwriter import PdfWriter
-from tests.test_ingest_celery import Cluster
-from tests.test_storage_faults import NOBODY, _as_nobody, _fill, _unavailable, read_only_view, tmpfs
 
 REDIS_URL = redis_db.url()
 
@@ -166,7 +165,7 @@ def test_embedded_ingest_on_a_disk_that_fills_up_is_one_line_and_loses_nothing(t
     with tmpfs(tmp_path / "disk", "8m") as disk:
         index = disk / "index"
         ingest(index, seed)
-        filler = _fill(disk, 1100 * 1024)  # room for a few files, not for ten
+        filler = fill(disk, 1100 * 1024)  # room for a few files, not for ten
         env = cli_env(PDFINDEX_BATCH_PAGES="4")  # a commit every two files: the disk fills mid-run
         full = run_cli("ingest", docs, "--index", index, "--workers", "1", env=env)
         assert_one_line(full, 4, str(index), "no space left")
@@ -179,7 +178,7 @@ def test_embedded_ingest_on_a_disk_that_fills_up_is_one_line_and_loses_nothing(t
         assert 0 < len(committed) < len(tags)  # some batches were committed before the disk filled up
         assert find(ix, page_word("seed", 1)) == [(str(seed), 1)]
         current = os.readlink(index / "current")
-        filler = _fill(disk, 16 * 1024)  # the same filler, now leaving no room for a copy of the index
+        filler = fill(disk, 16 * 1024)  # the same filler, now leaving no room for a copy of the index
         assert_one_line(run_cli("reindex", "--index", index), 4, str(index), "no space left")
         assert os.readlink(index / "current") == current and orphans(index) == []
         assert PageIndex(index).check() == []
@@ -196,7 +195,7 @@ def test_embedded_ingest_on_a_disk_that_fills_up_is_one_line_and_loses_nothing(t
 def test_creating_an_index_on_a_full_disk_is_one_line(tmp_path: Path) -> None:
     pdf = write(tmp_path / "docs" / "a.pdf", text_pdf("first", 1))
     with tmpfs(tmp_path / "disk", "1m") as disk:
-        _fill(disk, 0)
+        fill(disk, 0)
         r = run_cli("ingest", pdf, "--index", disk / "index")
         assert_one_line(r, 4, str(disk / "index"), "no space left")
         assert not list((disk / "index").glob("gen-*"))
@@ -320,7 +319,7 @@ def _spoil_trust(index: Path, how: str) -> None:
     segment = next(p for p in gen.iterdir() if p.name.endswith(".seg"))
     toc = next(p for p in gen.iterdir() if p.name.endswith(".toc"))
     if how.startswith("owned") and os.geteuid() != 0:
-        _unavailable("giving files to another user needs root")
+        unavailable("giving files to another user needs root")
     if how == "owned by nobody":
         _chown_tree(index, NOBODY)
     elif how == "toc owned by nobody":
@@ -362,7 +361,7 @@ def test_index_owned_or_writable_by_others_is_refused_in_one_line_that_says_how_
 
 def _cli_here(*args: str | Path) -> str:
     """`pdfindex ARGS` run by this process's own entry point (the forked child of
-    ``_as_nobody`` cannot exec the interpreter, which lies under /root): its exit
+    ``as_nobody`` cannot exec the interpreter, which lies under /root): its exit
     status and stderr, as JSON."""
     err = io.StringIO()
     with redirect_stdout(io.StringIO()), redirect_stderr(err):
@@ -376,7 +375,7 @@ def test_permission_denied_as_a_plain_user_is_exit_4_and_one_line(built: Path) -
     --prune of a removed file given by its path, as a prune reaches only the paths
     given (the child cannot start an extraction pool: see below)."""
     if os.geteuid() != 0:
-        _unavailable("dropping to another user needs root")
+        unavailable("dropping to another user needs root")
     base = Path(tempfile.mkdtemp(prefix="pdfindex-cli-perm-"))
     try:
         os.chmod(base, 0o755)  # nobody must reach the files (pytest's tmp_path is root's alone)
@@ -413,7 +412,7 @@ def test_permission_denied_as_a_plain_user_is_exit_4_and_one_line(built: Path) -
             out["ingest after"] = _cli_here("ingest", gone, "--prune", "--index", index)
             return out
 
-        out = _as_nobody(work)
+        out = as_nobody(work)
         assert out.get("child error") is None, out
         results = {key: json.loads(value) for key, value in out.items()}
         assert results["search"] == [0, ""]
@@ -431,12 +430,6 @@ def test_permission_denied_as_a_plain_user_is_exit_4_and_one_line(built: Path) -
 
 
 # ---- Celery: real workers over the real Redis ---------------------------------------------------
-
-@pytest.fixture
-def broker() -> Iterator[redis.Redis]:
-    with flushed_redis(REDIS_URL) as client:
-        yield client
-
 
 @pytest.fixture
 def clusters(broker: redis.Redis, tmp_path: Path) -> Iterator[list[Cluster]]:
@@ -536,7 +529,7 @@ def test_celery_writer_on_a_full_disk_keeps_the_batch_and_writes_it_once_space_i
         index = disk / "index"
         cluster = _cluster(clusters, tmp_path, tmp_path, index)
         ingest(index, seed, env=cluster.env, timeout=60)
-        filler = _fill(disk, 200 * 1024)  # less than one file needs
+        filler = fill(disk, 200 * 1024)  # less than one file needs
         client = subprocess.Popen(cli_argv("ingest", docs, "--index", index), cwd=ROOT, env=cluster.env,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:

@@ -15,7 +15,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,26 +24,18 @@ from pdfindex.config import load
 from pdfindex.indexer import PageIndex, StorageError
 from pdfindex.workers import identity
 from tests import redis_db
+from tests.celery_helpers import spawn_worker, wait_ready
 from tests.ingest_helpers import (
     cli_env,
     find,
-    flushed_redis,
     ingest,
     run_cli,
-    spawn_worker,
     text_pdf,
     wait_for,
-    wait_ready,
     write,
 )
 
 REDIS_URL = redis_db.url()
-
-
-@pytest.fixture
-def broker() -> Iterator[redis.Redis]:
-    with flushed_redis(REDIS_URL) as client:
-        yield client
 
 
 # ---- the id ----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 
 from pdfindex import indexer
 from pdfindex.indexer import IndexBusy, PageIndex, ReindexNeeded, SearchIndexError, SearchOptions, Status
-from tests.index_helpers import index_dirs, page, record, sha, shard_writer_pids
+from tests.index_helpers import index_dirs, page, record, sha, wait_for_shard_writers_to_end
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -277,13 +277,6 @@ _WRITERS = pytest.mark.parametrize(("shards", "processes"), [(1, False), (3, Fal
                                    ids=["one", "shards", "shard-processes"])
 
 
-def _wait_for_shard_writers_to_end(root: Path) -> None:
-    deadline = time.monotonic() + 15
-    while shard_writer_pids(root) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert shard_writer_pids(root) == []
-
-
 @_WRITERS
 def test_writer_process_killed_mid_batch(tmp_path: Path, shards: int, processes: bool) -> None:
     root = tmp_path / "index"
@@ -308,7 +301,7 @@ def test_writer_process_killed_mid_batch(tmp_path: Path, shards: int, processes:
             if stream:
                 stream.close()
     assert proc.returncode == -signal.SIGKILL
-    _wait_for_shard_writers_to_end(root)
+    wait_for_shard_writers_to_end(root)
 
     ix = PageIndex(root)
     # Exactly the committed documents: nothing of the killed batch, nothing partial.
@@ -346,7 +339,7 @@ def test_writer_process_killed_while_committing_often(tmp_path: Path, shards: in
             if stream:
                 stream.close()
     assert lines[-1] == "committed 25"
-    _wait_for_shard_writers_to_end(root)
+    wait_for_shard_writers_to_end(root)
     ix = PageIndex(root)
     assert ix.shards == shards
     count = _assert_whole_prefix(ix, committed=25, written=None if shards == 1 else 10**6)

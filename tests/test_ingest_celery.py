@@ -13,11 +13,9 @@ import hashlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,77 +25,32 @@ import redis
 
 from pdfindex.indexer import PageIndex, Status
 from tests import redis_db
+from tests.celery_helpers import Cluster, PrivateRedis, finish, start_client
 from tests.ingest_helpers import (
-    flushed_redis,
-    redis_or_skip,
     REALWORLD_GOOD,
-    ROOT,
     USER_PASSWORD,
     Expected,
-    Worker,
     assert_indexed_as_expected,
     bomb_pdf,
     book_pdf,
     build_mixed_folder,
-    cli_argv,
-    cli_env,
     docs_by_path,
     find,
-    group_alive,
     ingest,
-    kill_group,
     page_word,
     parse_summary,
     reap,
     records,
     slow_pdf,
     snapshot,
-    spawn_worker,
     status_json,
     text_pdf,
     wait_for,
-    wait_ready,
     write,
 )
+from tests.redis_db import redis_or_skip
 
 REDIS_URL = redis_db.url()
-
-
-@pytest.fixture
-def broker() -> Iterator[redis.Redis]:
-    with flushed_redis(REDIS_URL) as client:
-        yield client
-
-
-class Cluster:
-    """Workers of one test, all configured by the same environment."""
-
-    def __init__(self, url: str, log_dir: Path, **settings: str) -> None:
-        self.env = cli_env(PDFINDEX_BROKER_URL=url, **{f"PDFINDEX_{k.upper()}": v for k, v in settings.items()})
-        self.log_dir = log_dir
-        self.workers: dict[str, Worker] = {}
-
-    def start(self, *specs: tuple[str, str, int]) -> None:
-        """(name, queues, concurrency) each; returns when all are ready."""
-        new = [spawn_worker(name, queues, concurrency, self.env, self.log_dir) for name, queues, concurrency in specs]
-        self.workers.update((w.name, w) for w in new)
-        wait_ready(new)
-
-    def stop(self) -> None:
-        for worker in self.workers.values():
-            worker.stop()
-        for worker in self.workers.values():
-            assert group_alive(worker.proc.pid) == [], f"processes of worker {worker.name} left running"
-
-    def task_lines(self, name: str, task: str, event: str) -> list[str]:
-        """Log lines of ``name`` about ``task`` (e.g. "pdfindex.extract") with ``event``
-        ("received", "succeeded"); an extract task's shown name carries its path (``Task
-        pdfindex.extract '/docs/a.pdf'[<id>]``)."""
-        return [line for line in self.workers[name].log_text().splitlines()
-                if (f"Task {task}[" in line or f"Task {task} '" in line) and event in line]
-
-    def logs(self) -> str:
-        return "\n".join(f"==== {name}\n{w.log_text()[-4000:]}" for name, w in self.workers.items())
 
 
 @pytest.fixture
@@ -114,34 +67,6 @@ def cluster_factory(broker: redis.Redis, tmp_path: Path) -> Iterator[Any]:
     yield make
     for cluster in clusters:
         cluster.stop()
-
-
-def _start_client(folder: Path, index: Path, env: dict[str, str], *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(cli_argv("ingest", folder, "--index", index, *extra), cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-
-
-@contextmanager
-def _ingesting(cluster: Cluster, folder: Path, index: Path, *roles: tuple[str, str, int]) -> Iterator[Any]:
-    """``roles`` started, then a real `pdfindex ingest` client; both stopped after."""
-    client = None
-    try:
-        cluster.start(*roles)
-        client = _start_client(folder, index, cluster.env)
-        yield client
-    finally:
-        if client is not None:
-            reap(client)
-        cluster.stop()
-
-
-def _finish(client: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
-    try:
-        return client.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_group(client, grace=2)
-        out, err = client.communicate()
-        raise AssertionError(f"ingest did not finish within {timeout:g} s:\n{out}\n{err[-3000:]}") from None
 
 
 EMPTY_QUEUES = {"extract": 0, "index": 0, "waiting to be written": 0}
@@ -406,13 +331,13 @@ def test_killed_pool_process_mid_file_is_redelivered_and_indexed_once(
     slow_hash = _sha(slow)
     cluster = cluster_factory(file_timeout="120", file_hard_timeout="150")
     cluster.start(("ex1", "extract", 1), ("ex2", "extract", 1), ("writer", "index", 1))
-    client = _start_client(folder, index, cluster.env)
+    client = start_client(folder, index, cluster.env)
     try:
         wait_for(lambda: _attempts(broker, slow_hash) == 1, 60, "the slow file's extraction to start")
         pid = _worker_pid_of(cluster, slow_hash)
         assert any(pid in w.pool_children() for w in cluster.workers.values())
         os.kill(pid, signal.SIGKILL)
-        stdout, stderr = _finish(client, 120)
+        stdout, stderr = finish(client, 120)
     finally:
         if client is not None:
             reap(client)
@@ -445,11 +370,11 @@ def test_file_that_keeps_killing_its_worker_is_given_up(
     slow_hash = _sha(slow)
     cluster = cluster_factory(file_timeout="120", file_hard_timeout="150", max_attempts="1")
     cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
-    client = _start_client(folder, index, cluster.env)
+    client = start_client(folder, index, cluster.env)
     try:
         wait_for(lambda: _attempts(broker, slow_hash) == 1, 60, "the file's extraction to start")
         os.kill(_worker_pid_of(cluster, slow_hash), signal.SIGKILL)
-        stdout, stderr = _finish(client, 60)
+        stdout, stderr = finish(client, 60)
     finally:
         if client is not None:
             reap(client)
@@ -475,14 +400,14 @@ def test_writer_killed_mid_batch_is_recovered(cluster_factory: Any, broker: redi
     notes = [write(folder / f"note{i}.pdf", text_pdf(f"note{i}", 1)) for i in range(3)]
     cluster = cluster_factory(shards=str(shards))
     cluster.start(("ex1", "extract", 2), ("writer", "index", 1))
-    client = _start_client(folder, index, cluster.env)
+    client = start_client(folder, index, cluster.env)
     try:
         wait_for(lambda: broker.exists("pdfindex:writer-lock")
                  and any(b"tome" in item for item in broker.lrange("pdfindex:writing", 0, -1)),
                  60, "the writer to commit the book", interval=0.005)
         (child,) = cluster.workers["writer"].pool_children()
         os.kill(child, signal.SIGKILL)
-        stdout, stderr = _finish(client, 120)
+        stdout, stderr = finish(client, 120)
     finally:
         reap(client)
     assert client.returncode == 0, stderr
@@ -503,7 +428,7 @@ def test_status_json_shows_queue_depths(cluster_factory: Any, tmp_path: Path) ->
         write(folder / f"doc{i}.pdf", text_pdf(f"queued{i}", 1))
     cluster = cluster_factory()
     cluster.start(("writer", "index", 1))
-    client = _start_client(folder, index, cluster.env)
+    client = start_client(folder, index, cluster.env)
     try:
         wait_for((index / "current").exists, 60, "the client to create the index")
         status = wait_for(lambda: (s := status_json(index, cluster.env))["queues"]["extract"] == 6 and s, 60,
@@ -511,7 +436,7 @@ def test_status_json_shows_queue_depths(cluster_factory: Any, tmp_path: Path) ->
         assert status["queues"] == {"extract": 6, "index": 0, "waiting to be written": 0}
         assert status["documents"] == 0
         cluster.start(("ex1", "extract", 1))
-        stdout, stderr = _finish(client, 60)
+        stdout, stderr = finish(client, 60)
     finally:
         if client is not None:
             reap(client)
@@ -523,48 +448,6 @@ def test_status_json_shows_queue_depths(cluster_factory: Any, tmp_path: Path) ->
 
 
 # ---- a Redis restart (a private redis-server, so no one else's data is touched) -------------
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class PrivateRedis:
-    """A redis-server of this test alone, keeping nothing on disk (as the README's)."""
-
-    def __init__(self, directory: Path) -> None:
-        self.port = _free_port()
-        self.directory = directory
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        with (self.directory / "redis.log").open("ab") as log:
-            self.proc = subprocess.Popen(
-                ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                 "--dir", str(self.directory)],
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        wait_for(self._answers, 10, f"redis-server on port {self.port}")
-
-    def _answers(self) -> bool:
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
-        try:
-            return bool(client.ping())
-        except redis.RedisError:
-            return False
-        finally:
-            client.close()
-
-    def crash(self) -> None:
-        assert self.proc is not None
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            kill_group(self.proc, grace=5)
-
 
 def test_ingest_completes_after_a_redis_restart(tmp_path: Path) -> None:
     """Redis is killed and restarted empty mid-ingest. To make the race certain, the
@@ -582,7 +465,7 @@ def test_ingest_completes_after_a_redis_restart(tmp_path: Path) -> None:
     client = None
     try:
         cluster.start(("ex1", "extract", 1), ("writer", "index", 1))
-        client = _start_client(folder, index, cluster.env)
+        client = start_client(folder, index, cluster.env)
         wait_for(lambda: (index / "current").exists() and len(records(index)) >= 1, 60, "the first file indexed")
         os.kill(client.pid, signal.SIGSTOP)
         done = len(records(index))
@@ -604,7 +487,7 @@ def test_ingest_completes_after_a_redis_restart(tmp_path: Path) -> None:
                 cluster.workers[name].stop()
                 cluster.start((name, spec, 1))
             wait_for(lambda: len(records(index)) == len(paths), 120, "every file in the index after a restarted worker")
-        stdout, stderr = _finish(client, 60)  # and the client sees that it is done
+        stdout, stderr = finish(client, 60)  # and the client sees that it is done
         assert client.returncode == 0, stderr
         assert "re-enqueueing" in stderr
         summary = parse_summary(stdout)

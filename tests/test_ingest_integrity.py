@@ -212,11 +212,11 @@ def test_prune_keeps_records_of_files_that_cannot_be_looked_at_now() -> None:
     """A file that exists but cannot be stat'ed (permission denied, a share down) is
     not gone: --prune must not delete its record. As a plain user, since root's
     permission bypass would hide the case."""
-    from tests.test_storage_faults import _as_nobody, _unavailable
+    from tests.fault_helpers import as_nobody, unavailable
     from pdfindex.workers.plan import _gone
 
     if os.geteuid() != 0:
-        _unavailable("needs root to drop to the nobody user")
+        unavailable("needs root to drop to the nobody user")
     base = Path(tempfile.mkdtemp(dir="/tmp"))
     try:
         base.chmod(0o755)
@@ -224,7 +224,7 @@ def test_prune_keeps_records_of_files_that_cannot_be_looked_at_now() -> None:
         private.mkdir(mode=0o700)
         hidden = write(private / "hidden.pdf", text_pdf("hidden", 1))
         missing = base / "missing.pdf"
-        seen = _as_nobody(lambda: {"hidden": str(_gone(str(hidden))), "missing": str(_gone(str(missing)))})
+        seen = as_nobody(lambda: {"hidden": str(_gone(str(hidden))), "missing": str(_gone(str(missing)))})
     finally:
         shutil.rmtree(base)
     assert seen == {"hidden": "False", "missing": "True"}

@@ -276,3 +276,67 @@ def test_each_deferred_import_says_what_it_defers() -> None:
         if not reason and not above.startswith("#"):
             wrong.append(f"{source}:{number}: {line.strip()}")
     assert wrong == []
+
+
+# ---- the tests and the benches (issue 21, item 7) ---------------------------------------------------
+# Fixtures are defined once, in tests/conftest.py; what test modules share lives in
+# helper modules, so no test module's private rename can break another; the benches
+# stand on the installed package and the test helpers, never the other way round,
+# and find them without editing sys.path (python -m bench.NAME from the project root).
+
+TESTS = ROOT / "tests"
+TEST_MODULES = sorted(TESTS.glob("test_*.py"))
+TEST_HELPERS = sorted(p for p in TESTS.glob("*.py") if not p.name.startswith("test_"))
+BENCHES = sorted((ROOT / "bench").glob("*.py"))
+
+
+def _imported_by(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, module) of each import in the file, at any depth; ``from tests import x``
+    also names ``tests.x``."""
+    for node, _deferred, _typing in _walk(ast.parse(path.read_text(encoding="utf-8")), False, False):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        elif node.module:
+            yield node.lineno, node.module
+            yield from ((node.lineno, f"{node.module}.{alias.name}") for alias in node.names)
+
+
+def _fixtures(path: Path) -> set[str]:
+    """The functions the file decorates with ``pytest.fixture`` (called or not)."""
+    return {node.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.FunctionDef)
+            and any(ast.unparse(d.func if isinstance(d, ast.Call) else d) == "pytest.fixture"
+                    for d in node.decorator_list)}
+
+
+def test_the_tests_and_benches_are_where_these_checks_look() -> None:
+    assert len(TEST_MODULES) > 50 and TESTS / "conftest.py" in TEST_HELPERS and len(BENCHES) >= 7
+
+
+@pytest.mark.parametrize("path", TEST_MODULES + TEST_HELPERS, ids=lambda p: p.name)
+def test_no_test_file_imports_a_test_module_or_the_conftest(path: Path) -> None:
+    """A test module's names are its own: what two modules share goes to a helper
+    module, and fixtures reach tests through pytest, not through an import."""
+    assert [f"{path.name}:{line} imports {module}" for line, module in _imported_by(path)
+            if module == "tests.conftest" or module.startswith("tests.test_")] == []
+
+
+@pytest.mark.parametrize("path", TEST_HELPERS, ids=lambda p: p.name)
+def test_no_test_helper_imports_a_bench(path: Path) -> None:
+    assert [f"{path.name}:{line} imports {module}" for line, module in _imported_by(path)
+            if module == "bench" or module.startswith("bench.")] == []
+
+
+def test_the_conftest_fixtures_are_not_written_again() -> None:
+    shared = _fixtures(TESTS / "conftest.py")
+    assert {"broker", "home", "realworld", "producers"} <= shared
+    again = {path.name: sorted(_fixtures(path) & shared) for path in TEST_MODULES}
+    assert {name: names for name, names in again.items() if names} == {}
+
+
+@pytest.mark.parametrize("path", BENCHES, ids=lambda p: p.name)
+def test_no_bench_edits_sys_path(path: Path) -> None:
+    lines = [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Attribute) and node.attr == "path"
+             and isinstance(node.value, ast.Name) and node.value.id == "sys"]
+    assert lines == [], f"{path.name}: sys.path at lines {lines}"

@@ -25,22 +25,20 @@ import pytest
 from pdfindex.cli import logs
 from pdfindex.indexer import PageIndex
 from tests import redis_db
+from tests.celery_helpers import Worker, spawn_worker, wait_ready
 from tests.ingest_helpers import (
     ROOT,
-    Worker,
     cli_argv,
     cli_env,
     corrupt_pdf,
-    flushed_redis,
     parse_summary,
     reap,
     run_cli,
-    spawn_worker,
     text_pdf,
     wait_for,
-    wait_ready,
     write,
 )
+from tests.redis_db import flushed_redis
 
 REDIS_URL = redis_db.url()
 #: The issue's bound on Ctrl-C, plus room for a loaded machine (2 cores, other tests).

@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from pdfindex import config
 from pdfindex.indexer import PageIndex, Status
 from pdfindex.workers import api
 from tests import redis_db
+from tests.celery_helpers import spawn_worker, wait_ready
 from tests.ingest_helpers import (
     ROOT,
     USER_PASSWORD,
@@ -31,15 +31,12 @@ from tests.ingest_helpers import (
     docs_by_path,
     encrypted_pdf,
     find,
-    flushed_redis,
     ingest,
     page_word,
     parse_summary,
     run_cli,
     snapshot,
-    spawn_worker,
     text_pdf,
-    wait_ready,
     write,
 )
 
@@ -456,12 +453,6 @@ def test_the_api_ingests_prunes_and_removes_without_the_cli(tmp_path: Path) -> N
         api.ingest([tmp_path / "nothing here"], options)
     with pytest.raises(api.IngestError, match=r"passwords\.txt: cannot read password file"):
         api.ingest([docs], api.IngestOptions(settings=settings, password_file=tmp_path / "passwords.txt"))
-
-
-@pytest.fixture
-def broker() -> Iterator[object]:
-    with flushed_redis(REDIS_URL) as client:
-        yield client
 
 
 def test_the_api_runs_through_celery_workers(tmp_path: Path, broker: object) -> None:

@@ -17,8 +17,8 @@ from pdfindex.indexer.schema import build_schema, doc_fields, page_fields
 from pdfindex.pipeline.metadata import MAX_XMP_BYTES, parse_iso_date, parse_pdf_date, parse_xmp
 from tests.builders import font_resources, mono_font, text_line
 from tests.index_helpers import page, record, sha
+from tests.ingest_helpers import run_in_home as run
 from tests.pdfwriter import HexStr, Name, PdfWriter
-from tests.test_search_cli import run
 from pdfindex.workers.outcome import Outcome, extract_outcome
 from pdfindex.workers.plan import make_plan
 

@@ -6,12 +6,9 @@ capped and inside the search time limit. Real on-disk indexes, the real command.
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import string
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,9 +18,8 @@ from pdfindex.indexer import PageIndex, QueryError, SearchOptions, SearchResult
 from pdfindex.indexer.query import MAX_EXPANDED_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TERMS, parse
 from tests.builders import font_resources
 from tests.index_helpers import extracted, page, record
+from tests.ingest_helpers import run_in_home as run
 from tests.pdfwriter import PdfWriter
-
-ROOT = Path(__file__).resolve().parents[1]
 
 FREE = "/lib/one.pdf"  # pages about free culture
 CULTURE = "/lib/two.pdf"  # culture without "free"
@@ -349,13 +345,6 @@ def test_fuzzy_on_the_wide_index_is_quick_and_finds_the_word(wide: PageIndex) ->
 
 
 # ---- the command line ----------------------------------------------------------------------------------------------
-
-def run(home: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PDFINDEX_", "XDG_"))}
-    env.update(HOME=str(home), PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "pdfindex.cli.main", *map(str, args)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, encoding="utf-8", timeout=60)
-
 
 @pytest.mark.parametrize(("query", "message"), [
     ('"unterminated', "never closed"), ("title:(", "never closed"), ("nosuchfield:foo", "unknown field"),

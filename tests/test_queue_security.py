@@ -29,6 +29,7 @@ from celery import Celery
 
 from pdfindex import config
 from pdfindex.indexer import PageIndex, Status
+from tests.celery_helpers import Cluster, PrivateRedis, spawn_worker
 from tests.ingest_helpers import (
     ROOT,
     cli_env,
@@ -40,12 +41,11 @@ from tests.ingest_helpers import (
     run_cli,
     slow_pdf,
     snapshot,
-    spawn_worker,
     text_pdf,
     wait_for,
     write,
 )
-from tests.test_ingest_celery import Cluster, PrivateRedis, _free_port
+from tests.serve_helpers import free_port
 from pdfindex.workers import handoff, lanes, messages, run_progress, transport, writer_lock
 from pdfindex.workers.drain import Drain, Sink, WriteBatch
 from pdfindex.workers.staging import Staging
@@ -269,7 +269,7 @@ def test_a_stolen_lock_stops_the_writer_before_it_commits(
 
 
 def test_queue_depths_broker_errors_are_one_line(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     with pytest.raises(BrokerError) as info:
         handoff.queue_depths(_settings(f"redis://:s3cret@127.0.0.1:{port}/0"))
     assert str(info.value) == f"cannot reach the broker at redis://:***@127.0.0.1:{port}/0: connection refused"

@@ -16,17 +16,17 @@ import csv
 import os
 import re
 import signal
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from pdfindex import pipeline
-from tests.conftest import REALWORLD, ROOT
+from tests.paths import REALWORLD, ROOT
+from tests.time_limits import ExtractionTimeout, time_limit
 
 #: Per-file wall-clock budget. The whole corpus extracts in about 10 s and the
 #: slowest file (a 352-page book) in about 5 s, so this only catches hangs.
@@ -99,33 +99,6 @@ MALFORMED = sorted(n for n, e in MANIFEST.items() if e.malformed)
 
 def _or_placeholder(names: list[str]) -> list[str]:
     return names or ["(corpus absent)"]
-
-
-# ---- per-file time budget ----------------------------------------------------------------
-
-class ExtractionTimeout(BaseException):
-    """Raised by SIGALRM inside the extraction. A BaseException, so that the
-    pipeline's per-page ``except Exception`` safety net cannot swallow it."""
-
-
-@contextmanager
-def time_limit(seconds: float, name: str) -> Iterator[None]:
-    """Interrupt the block after ``seconds`` (main thread, POSIX); elsewhere the
-    caller's elapsed-time assertion still catches a slow file, just later."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def _expired(signum: int, frame: object) -> None:
-        raise ExtractionTimeout(f"{name}: extraction exceeded {seconds:.0f} s")
-
-    previous = signal.signal(signal.SIGALRM, _expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 # ---- one file ------------------------------------------------------------------------------

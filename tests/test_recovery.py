@@ -18,9 +18,9 @@ import pytest
 from pdfindex import pipeline
 from pdfindex.pipeline.document import REBUILT_NOTE
 from tests.builders import font_resources, mono_font, text_line
-from tests.conftest import ROOT
+from tests.paths import ROOT
 from tests.pdfwriter import Name, PdfWriter
-from tests.test_realworld import time_limit
+from tests.time_limits import time_limit
 
 WORDS = ["alpha bravo", "charlie delta", "echo foxtrot"]
 

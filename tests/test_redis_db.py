@@ -10,7 +10,7 @@ from pathlib import Path
 import redis
 
 from tests import redis_db
-from tests.ingest_helpers import redis_or_skip
+from tests.redis_db import redis_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
 _HOLD = ("import sys; from tests import redis_db; print(redis_db.url(), flush=True); sys.stdin.read()")

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from pdfindex import pipeline
-from tests.conftest import REALWORLD
+from tests.paths import REALWORLD
 
 
 @cache

@@ -6,15 +6,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from pdfindex.indexer import PageIndex, Status
 from tests.index_helpers import GB, cjk_pdf, extracted, folded, page, record
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.ingest_helpers import run_in_home as run
 
 REPORT = "/docs/finance/report-2023.pdf"
 LETTER = "/docs/letters/letter-to-bank.pdf"
@@ -40,13 +38,6 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("cli") / "index"
     _build(root)
     return root
-
-
-def run(home: Path, *args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("PDFINDEX_", "XDG_"))}
-    base.update(HOME=str(home), PYTHONIOENCODING="utf-8", **env)
-    return subprocess.run([sys.executable, "-m", "pdfindex.cli.main", *map(str, args)], cwd=ROOT, env=base,
-                          capture_output=True, text=True, encoding="utf-8", timeout=60)
 
 
 def search_json(home: Path, index: Path, query: str, *options: str) -> dict:  # type: ignore[type-arg]

@@ -14,9 +14,8 @@ import pytest
 from pdfindex.indexer import IndexBusy, PageIndex, SearchOptions, StorageError
 from pdfindex.indexer.shard_processes import ParallelShardedWriter
 from pdfindex.indexer.shards import shard_of
-from tests.index_helpers import page, record, sha, shard_writer_pids
-from tests.test_index_writer import _wait_for_shard_writers_to_end
-from tests.test_shards import _QUERIES, _build, _corpus, _other_shard_label, _ranked
+from tests.index_helpers import page, record, sha, shard_writer_pids, wait_for_shard_writers_to_end
+from tests.shard_helpers import QUERIES, build, corpus, other_shard_label, ranked
 
 
 def _documents(ix: PageIndex) -> list[tuple[str, list[str], int]]:
@@ -24,31 +23,31 @@ def _documents(ix: PageIndex) -> list[tuple[str, list[str], int]]:
 
 
 def test_the_same_index_as_the_in_process_writer(tmp_path: Path) -> None:
-    here = _build(tmp_path / "here", 3)
+    here = build(tmp_path / "here", 3)
     root = tmp_path / "apart"
     apart = PageIndex(root, "en", new_shards=3)
     with apart.writer(batch_pages=60, processes=True) as writer:  # several commits per shard
         assert isinstance(writer, ParallelShardedWriter)
         assert len(shard_writer_pids(root)) == 3
-        for doc, pages in _corpus():
+        for doc, pages in corpus():
             writer.add(doc, pages)  # type: ignore[arg-type]
-    _wait_for_shard_writers_to_end(root)
+    wait_for_shard_writers_to_end(root)
     assert apart.check() == []
     assert _documents(apart) == _documents(here)
     assert apart.stats().shard_pages == here.stats().shard_pages
     for doc_hash, _paths, _count in _documents(here):
         assert apart.page_texts(doc_hash) == here.page_texts(doc_hash)
     options = SearchOptions(limit=10_000, highlight=True, exact_count=True)
-    for query in _QUERIES:
-        assert _ranked(apart.search(query, options)) == _ranked(here.search(query, options)), query
+    for query in QUERIES:
+        assert ranked(apart.search(query, options)) == ranked(here.search(query, options)), query
 
 
 def test_a_changed_file_and_a_copy_move_their_paths_between_shard_processes(tmp_path: Path) -> None:
     ix = PageIndex(tmp_path / "ix", new_shards=3)
     old = [page(1, "first version words")]
     ix.add(record("moving", "/moving.pdf", old), old)
-    new_label = _other_shard_label("moving", 3)
-    first, second = "copied", _other_shard_label("copied", 3)
+    new_label = other_shard_label("moving", 3)
+    first, second = "copied", other_shard_label("copied", 3)
     pages_a, pages_b, new = [page(1, "alpha text")], [page(1, "beta text")], [page(1, "second version words")]
     with ix.writer(processes=True) as writer:
         writer.add(record(new_label, "/moving.pdf", new), new)
@@ -62,14 +61,14 @@ def test_a_changed_file_and_a_copy_move_their_paths_between_shard_processes(tmp_
 
 
 def test_remove_and_delete_reach_the_shard_processes(tmp_path: Path) -> None:
-    ix = _build(tmp_path / "ix", 2)
-    (kept, _), (removed, _), (deleted, _) = _corpus()[4:7]
+    ix = build(tmp_path / "ix", 2)
+    (kept, _), (removed, _), (deleted, _) = corpus()[4:7]
     with ix.writer(processes=True) as writer:
         writer.remove_path(removed.doc_hash, removed.path)  # type: ignore[attr-defined]
         writer.delete(deleted.doc_hash)  # type: ignore[attr-defined]
     assert ix.document(removed.doc_hash) is None and ix.document(deleted.doc_hash) is None  # type: ignore[attr-defined]
     assert ix.document(kept.doc_hash) is not None  # type: ignore[attr-defined]
-    assert ix.check() == [] and ix.stats().documents == len(_corpus()) - 2
+    assert ix.check() == [] and ix.stats().documents == len(corpus()) - 2
 
 
 def test_documents_the_index_cannot_take_come_back_as_rejected(tmp_path: Path) -> None:
@@ -97,7 +96,7 @@ def test_a_busy_shard_raises_index_busy_and_leaves_no_writer(tmp_path: Path) -> 
             writer.add(*_one("blocked"))
     finally:
         holder.commit()
-    _wait_for_shard_writers_to_end(root)
+    wait_for_shard_writers_to_end(root)
     assert ix.document(sha("held")) is not None and ix.document(sha("blocked")) is None
 
 
@@ -120,7 +119,7 @@ def test_a_killed_shard_writer_fails_the_commit_and_loses_nothing_committed(tmp_
     with pytest.raises(StorageError, match=r"the writer of shard \d ended"):
         writer.commit()
     writer.close()
-    _wait_for_shard_writers_to_end(root)
+    wait_for_shard_writers_to_end(root)
     assert ix.check() == []
     labels = {d.path.strip("/").removesuffix(".pdf") for d in ix.documents()}
     assert {f"early{i}" for i in range(20)} <= labels

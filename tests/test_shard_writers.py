@@ -17,7 +17,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -30,14 +29,13 @@ from pdfindex.workers import lanes, messages
 from pdfindex.workers.drain import Drain, Sink, route
 from pdfindex.workers.outcome import Outcome, failed
 from tests import redis_db
+from tests.celery_helpers import Cluster, Worker, finish, ingesting, start_client, wait_ready
 from tests.ingest_helpers import (
     ROOT,
-    Worker,
     book_pdf,
     cli_argv,
     cli_env,
     find,
-    flushed_redis,
     ingest,
     page_word,
     parse_summary,
@@ -47,19 +45,11 @@ from tests.ingest_helpers import (
     status_json,
     text_pdf,
     wait_for,
-    wait_ready,
     write,
 )
-from tests.test_ingest_celery import Cluster, _finish, _ingesting, _start_client
 
 REDIS_URL = redis_db.url()
 RUN = "ef" * 16
-
-
-@pytest.fixture
-def broker() -> Iterator[redis.Redis]:
-    with flushed_redis(REDIS_URL) as client:
-        yield client
 
 
 def _item(path: Path, job: str, word: str, doc_hash: str | None = None) -> bytes:
@@ -279,8 +269,8 @@ def test_a_writer_per_shard_writes_the_index_one_writer_would(broker: redis.Redi
     paths = _folder(folder, 10)
     assert set(_shards_of(paths, 2)) == {0, 1}
     cluster = _cluster(tmp_path)
-    with _ingesting(cluster, folder, index, ("ex", "extract", 2), *SHARD_WRITERS) as client:
-        stdout, stderr = _finish(client, 120)
+    with ingesting(cluster, folder, index, ("ex", "extract", 2), *SHARD_WRITERS) as client:
+        stdout, stderr = finish(client, 120)
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == len(paths)
     ix = PageIndex(index)
@@ -323,7 +313,7 @@ def test_a_stopped_shard_writer_holds_back_only_its_own_shard(broker: redis.Redi
     shards = _shards_of(paths, 2)
     assert set(shards) == {0, 1}
     cluster = _cluster(tmp_path)
-    with _ingesting(cluster, folder, index, ("ex", "extract", 2), SHARD_WRITERS[0]) as client:
+    with ingesting(cluster, folder, index, ("ex", "extract", 2), SHARD_WRITERS[0]) as client:
         wait_for(lambda: broker.llen(lanes.Lane(1).results) + broker.llen(lanes.Lane(1).writing) == shards.count(1)
                  and (index / "current").exists() and len(list(PageIndex(index).documents())) == shards.count(0),
                  90, "shard 0's files indexed and shard 1's waiting", interval=0.2)
@@ -332,7 +322,7 @@ def test_a_stopped_shard_writer_holds_back_only_its_own_shard(broker: redis.Redi
         assert queues["waiting to be written"] == shards.count(1) and queues["index.1"] >= 1  # its kick
         worker = _cli_worker(cluster, "w1", "index.1")
         assert "index.1" in worker.log_text() and "concurrency: 1 " in worker.log_text()
-        stdout, stderr = _finish(client, 90)
+        stdout, stderr = finish(client, 90)
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == len(paths)
     ix = PageIndex(index)
@@ -361,9 +351,9 @@ def test_a_file_rewritten_into_another_shard_leaves_no_old_version(broker: redis
         for version in (None, revised):
             if version is not None:
                 path.write_bytes(version)
-            client = _start_client(folder, index, cluster.env)
+            client = start_client(folder, index, cluster.env)
             try:
-                stdout, stderr = _finish(client, 90)
+                stdout, stderr = finish(client, 90)
             finally:
                 reap(client)
             assert client.returncode == 0 and parse_summary(stdout).indexed == 1, stderr
@@ -386,12 +376,12 @@ def test_a_shard_writer_killed_mid_commit_loses_nothing(broker: redis.Redis, tmp
     (home,) = _shards_of([book], 2)
     lane = lanes.Lane(home)
     cluster = _cluster(tmp_path)
-    with _ingesting(cluster, folder, index, ("ex", "extract", 2), *SHARD_WRITERS) as client:
+    with ingesting(cluster, folder, index, ("ex", "extract", 2), *SHARD_WRITERS) as client:
         wait_for(lambda: broker.exists(lane.lock) and any(b"tome" in item for item in broker.lrange(lane.writing, 0, -1)),
                  60, "the book's shard writer to commit it", interval=0.005)
         (child,) = cluster.workers[f"w{home}"].pool_children()
         os.kill(child, signal.SIGKILL)
-        stdout, stderr = _finish(client, 60)
+        stdout, stderr = finish(client, 60)
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == 5
     ix = PageIndex(index)

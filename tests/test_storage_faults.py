@@ -9,15 +9,12 @@ Mounting needs root: without it these tests skip, except under CI=1, where they 
 """
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,56 +22,10 @@ import pytest
 from pdfindex import indexer
 from pdfindex.indexer import IndexBusy, PageIndex, StorageError
 from pdfindex.indexer import store
+from tests.fault_helpers import NOBODY, as_nobody, fill, read_only_view, tmpfs, unavailable
 from tests.index_helpers import page, record, sha
 
 ROOT = Path(__file__).resolve().parents[1]
-NOBODY = 65534
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI=1: this test must run)")
-    pytest.skip(reason)
-
-
-def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(list(cmd), capture_output=True, text=True, timeout=30)
-
-
-def _unmount(where: Path) -> None:
-    if _run("umount", str(where)).returncode != 0:
-        _run("umount", "-l", str(where))
-
-
-@contextmanager
-def tmpfs(where: Path, size: str) -> Iterator[Path]:
-    where.mkdir()
-    if os.geteuid() != 0:
-        _unavailable("mounting a tmpfs needs root")
-    proc = _run("mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(where))
-    if proc.returncode != 0:
-        _unavailable(f"cannot mount a tmpfs: {proc.stderr.strip()}")
-    try:
-        yield where
-    finally:
-        _unmount(where)
-
-
-@contextmanager
-def read_only_view(source: Path, where: Path) -> Iterator[Path]:
-    where.mkdir()
-    if os.geteuid() != 0:
-        _unavailable("bind mounts need root")
-    proc = _run("mount", "--bind", str(source), str(where))
-    if proc.returncode != 0:
-        _unavailable(f"cannot bind-mount: {proc.stderr.strip()}")
-    try:
-        proc = _run("mount", "-o", "remount,bind,ro", str(where))
-        if proc.returncode != 0:
-            _unavailable(f"cannot remount read-only: {proc.stderr.strip()}")
-        yield where
-    finally:
-        _unmount(where)
 
 
 def _doc(label: str, path: str, *texts: str) -> tuple:  # type: ignore[type-arg]
@@ -90,25 +41,6 @@ def _batch(seed: int, documents: int, pages: int, words: int) -> list[tuple]:  #
     return [_doc(f"batch {seed} {n}", f"/batch/{seed}/{n}.pdf",
                  *(" ".join(rng.choices(vocabulary, k=words)) for _ in range(pages)))
             for n in range(documents)]
-
-
-def _free(path: Path) -> int:
-    st = os.statvfs(path)
-    return st.f_bavail * st.f_frsize
-
-
-def _fill(mount: Path, leave: int) -> Path:
-    """A file taking all the free space but ``leave`` bytes."""
-    filler = mount / "filler"
-    with open(filler, "wb") as f:
-        chunk = b"\xa5" * 65536
-        while _free(mount) - leave >= len(chunk):
-            f.write(chunk)
-            f.flush()
-        rest = _free(mount) - leave
-        if rest > 0:
-            f.write(b"\xa5" * rest)
-    return filler
 
 
 def _files(root: Path) -> dict[str, list[str]]:
@@ -137,7 +69,7 @@ def test_commit_on_a_full_disk_fails_cleanly_and_works_once_space_is_freed(tmp_p
         ix.add(*_doc("base", "/base.pdf", "base words stay"))
         before = _files(root)
         batch = _batch(leave_kib, documents=24, pages=4, words=700)  # about 1.8 MB on disk
-        filler = _fill(disk, leave_kib * 1024)
+        filler = fill(disk, leave_kib * 1024)
         writer = ix.writer(batch_pages=10**9)
         with pytest.raises(StorageError) as info:  # new documents are written as they are added
             for doc in batch:
@@ -173,7 +105,7 @@ def test_the_writer_context_cancels_on_a_full_disk_and_a_batch_commit_frees_the_
         ix = PageIndex(root)
         ix.add(*_doc("base", "/base.pdf", "base words"))
         before = _files(root)
-        _fill(disk, 0)
+        fill(disk, 0)
         with pytest.raises(StorageError), ix.writer(batch_pages=20) as writer:
             for doc in _batch(7, documents=20, pages=4, words=300):
                 writer.add(*doc)
@@ -184,7 +116,7 @@ def test_the_writer_context_cancels_on_a_full_disk_and_a_batch_commit_frees_the_
 
 def test_creating_an_index_on_a_full_disk_is_one_line(tmp_path: Path) -> None:
     with tmpfs(tmp_path / "disk", "1m") as disk:
-        _fill(disk, 0)
+        fill(disk, 0)
         with pytest.raises(StorageError, match="no space left"):
             PageIndex(disk / "index")
         assert not any((disk / "index").glob("gen-*"))
@@ -198,7 +130,7 @@ def test_reindex_on_a_full_disk_keeps_the_old_generation(tmp_path: Path) -> None
             for doc in _batch(3, documents=10, pages=4, words=700):
                 writer.add(*doc)
         current = os.readlink(root / "current")
-        filler = _fill(disk, 64 * 1024)
+        filler = fill(disk, 64 * 1024)
         with pytest.raises(StorageError, match="no space left"):
             indexer.reindex(root, "en")
         assert sorted(p.name for p in root.iterdir() if p.name.startswith("gen-")) == [current]
@@ -235,33 +167,6 @@ def test_read_only_index_searches_and_refuses_writes_in_one_line(tmp_path: Path)
 
 # ---- permissions, as a user root's bypass does not hide ----------------------------------------------
 
-def _as_nobody(work: object) -> dict[str, str]:
-    """Run ``work()`` (returning a dict of strings) in a forked child that dropped
-    to uid/gid nobody; its result, or its error, comes back through a pipe."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never return into pytest
-        code = 1
-        try:
-            os.close(read_end)
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            result = work()  # type: ignore[operator]
-            code = 0
-        except BaseException as exc:
-            result = {"child error": f"{type(exc).__name__}: {exc}"}
-        finally:
-            with os.fdopen(write_end, "w") as out:
-                out.write(json.dumps(result))
-            os._exit(code)
-    os.close(write_end)
-    with os.fdopen(read_end) as inp:
-        data = inp.read()
-    os.waitpid(pid, 0)
-    return json.loads(data)  # type: ignore[no-any-return]
-
-
 def _outcome(attempt: object) -> str:
     try:
         attempt()  # type: ignore[operator]
@@ -274,7 +179,7 @@ def _outcome(attempt: object) -> str:
 
 def test_unwritable_and_unreadable_index_files_give_one_line_as_a_plain_user(tmp_path: Path) -> None:
     if os.geteuid() != 0:
-        _unavailable("dropping to another user needs root")
+        unavailable("dropping to another user needs root")
     base = Path(tempfile.mkdtemp(prefix="pdfindex-perm-"))
     try:
         root = base / "index"
@@ -302,7 +207,7 @@ def test_unwritable_and_unreadable_index_files_give_one_line_as_a_plain_user(tmp
             os.chmod(root, 0o700)
             return out
 
-        out = _as_nobody(work)
+        out = as_nobody(work)
         assert out.get("child error") is None, out
         assert out["search"] == "ok"
         for key in ("write", "reindex", "open", "create"):

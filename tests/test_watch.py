@@ -224,7 +224,9 @@ def test_watch_on_celery_workers(tmp_path: Path) -> None:
     import subprocess
 
     from tests import redis_db
-    from tests.ingest_helpers import cli_argv, cli_env, flushed_redis, run_cli, spawn_worker, wait_for, wait_ready
+    from tests.celery_helpers import spawn_worker, wait_ready
+    from tests.ingest_helpers import cli_argv, cli_env, run_cli, wait_for
+    from tests.redis_db import flushed_redis
 
     CELERY_REDIS_URL = redis_db.url()
 

@@ -19,7 +19,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,9 +35,9 @@ from pdfindex.workers.outcome import Outcome, failed
 if TYPE_CHECKING:
     from pdfindex.indexer import IndexWriter
 from tests import redis_db
+from tests.celery_helpers import Cluster, finish, ingesting
 from tests.ingest_helpers import (
     find,
-    flushed_redis,
     page_word,
     parse_summary,
     records,
@@ -46,16 +46,9 @@ from tests.ingest_helpers import (
     wait_for,
     write,
 )
-from tests.test_ingest_celery import Cluster, _finish, _ingesting
 
 REDIS_URL = redis_db.url()
 RUN = "cd" * 16
-
-
-@pytest.fixture
-def broker() -> Iterator[redis.Redis]:
-    with flushed_redis(REDIS_URL) as client:
-        yield client
 
 
 def commits(index_root: Path) -> int:
@@ -265,13 +258,13 @@ def test_many_small_files_send_one_kick_and_take_few_commits(broker: redis.Redis
     folder, index = tmp_path / "docs", tmp_path / "index"
     files = [write(folder / f"small{i:02d}.pdf", text_pdf(f"small{i}", 1)) for i in range(30)]
     cluster = _cluster(tmp_path)
-    with _ingesting(cluster, folder, index, ("ex1", "extract", 1)) as client:
+    with ingesting(cluster, folder, index, ("ex1", "extract", 1)) as client:
         wait_for(lambda: broker.llen(lanes.RESULTS) == len(files), 60, "every file handed off", interval=0.1)
         assert _celery_queue(broker, "index") == 1
         assert broker.exists(lanes.KICK)
         start = commits(index)
         cluster.start(("writer", "index", 1))
-        stdout, stderr = _finish(client, 60)
+        stdout, stderr = finish(client, 60)
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == len(files)
     assert commits(index) - start <= 2, commits(index) - start
@@ -289,14 +282,14 @@ def test_files_trickling_in_are_committed_a_second_after_each(broker: redis.Redi
     folder, index = tmp_path / "docs", tmp_path / "index"
     paths = [write(folder / f"slow{i}.pdf", slow_pdf(f"trickle{i}", 1, 25_000)) for i in range(3)]
     cluster = _cluster(tmp_path, file_timeout="60", file_hard_timeout="90")
-    with _ingesting(cluster, folder, index, ("ex1", "extract", 1), ("writer", "index", 1)) as client:
+    with ingesting(cluster, folder, index, ("ex1", "extract", 1), ("writer", "index", 1)) as client:
         first = wait_for(lambda: (index / "current").exists() and records(index), 60, "the first file committed",
                          interval=0.05)
         committed_at = time.time()
         assert len(first) == 1  # the others are still being extracted
         handed_off = first[0][3]  # its record's ingested time: when its extraction ended
         assert 0.9 <= committed_at - handed_off <= 8, committed_at - handed_off
-        stdout, stderr = _finish(client, 90)
+        stdout, stderr = finish(client, 90)
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == 3
     assert commits(index) >= 3  # one per file: each came after the writer's idle second
@@ -313,12 +306,12 @@ def test_writer_killed_while_its_batch_waits_loses_nothing(broker: redis.Redis, 
     folder, index = tmp_path / "docs", tmp_path / "index"
     paths = [write(folder / f"w{i}.pdf", text_pdf(f"waiting{i}", 2)) for i in range(6)]
     cluster = _cluster(tmp_path)
-    with _ingesting(cluster, folder, index, ("ex1", "extract", 1), ("writer", "index", 1)) as client:
+    with ingesting(cluster, folder, index, ("ex1", "extract", 1), ("writer", "index", 1)) as client:
         wait_for(lambda: broker.llen(lanes.WRITING) >= 1 and not broker.exists(lanes.WRITER_LOCK), 60,
                  "a batch waiting in pdfindex:writing", interval=0.005)
         (child,) = cluster.workers["writer"].pool_children()
         os.kill(child, signal.SIGKILL)
-        stdout, stderr = _finish(client, 60)
+        stdout, stderr = finish(client, 60)
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == len(paths)
     ix = PageIndex(index)
