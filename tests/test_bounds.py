@@ -335,7 +335,7 @@ def test_strict_mode_records_a_damaged_stream_in_a_page() -> None:
 
 
 def test_strict_switch_comes_from_the_environment() -> None:
-    code = "import pipeline; print(pipeline.Params().strict, pipeline.DEFAULT_PARAMS.strict)"
+    code = "from pdfindex import pipeline; print(pipeline.Params().strict, pipeline.DEFAULT_PARAMS.strict)"
     for value, expected in (("1", "True True"), ("0", "False False"), ("", "False False")):
         env = dict(os.environ, PDFINDEX_STRICT=value, PYTHONPATH=str(ROOT))
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
