@@ -31,7 +31,7 @@ class Page:
     quality: Quality
     box: Rect
     #: What extraction handled on this page: ``Problem`` values (text with a
-    #: ``code``; pipeline/problems.py), still strings for whoever prints them.
+    #: ``code``; contract/problems.py), still strings for whoever prints them.
     problems: list[str] = field(default_factory=list)
     #: R2: the page content stream's own glyphs (forms excluded, nothing filtered),
     #: kept only when asked for, since a book has millions.
