@@ -288,7 +288,10 @@ def test_files_trickling_in_are_committed_a_second_after_each(broker: redis.Redi
         committed_at = time.time()
         assert len(first) == 1  # the others are still being extracted
         handed_off = first[0][3]  # its record's ingested time: when its extraction ended
-        assert 0.9 <= committed_at - handed_off <= 8, committed_at - handed_off
+        # Not before the quiet second; the upper bound only has to tell "a second later" from "when the
+        # batch is full" (the other files are still being extracted, checked above): generous, since a
+        # loaded machine (two CI runs at once) took 10 s.
+        assert 0.9 <= committed_at - handed_off <= 40, committed_at - handed_off
         stdout, stderr = finish(client, 90)
     assert client.returncode == 0, stderr
     assert parse_summary(stdout).indexed == 3
