@@ -1,6 +1,6 @@
-"""Keeps bench/extract_speed.py's document (bench/corpus.py) and bench/ingest_throughput.py
+"""Keeps bench/extract_speed.py, its document (bench/corpus.py) and bench/ingest_throughput.py
 from rotting: the generator must still build a PDF that pipeline.extract reads back
-word for word, and the Celery mode must still run. Nothing is timed."""
+word for word, and the benches must still run. No figure is judged."""
 from __future__ import annotations
 
 import os
@@ -50,6 +50,18 @@ def test_generated_document_is_deterministic(tmp_path: Path) -> None:
     b = build_document(tmp_path / "b.pdf", pages=3)
     assert a.path.read_bytes() == b.path.read_bytes()
     assert a.pages == b.pages
+
+
+def test_extract_speed_times_pdfindex_on_a_small_document(tmp_path: Path) -> None:
+    """The bench itself, as README runs it (``python -m bench.extract_speed``), its
+    quickest form on three pages and pdfindex alone."""
+    done = subprocess.run([sys.executable, "-m", "bench.extract_speed", "--quick", "--tools", "pdfindex", "--pages", "3",
+                           "--out", str(tmp_path / "doc.pdf")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    assert re.search(r"^generated 3-page document: ", done.stdout, re.M), done.stdout
+    assert re.search(r"^  pdfindex\s+[\d.]+\s+[\d.]+", done.stdout, re.M), done.stdout
+    assert (tmp_path / "doc.pdf").read_bytes() == build_document(tmp_path / "again.pdf", pages=3).path.read_bytes()
 
 
 # ---- bench/ingest_throughput.py, Celery mode ------------------------------------------
