@@ -15,7 +15,7 @@ from typing import Any
 from pdfindex import __version__
 from pdfindex.contract.limits import COUNT_CAP
 from pdfindex.contract.problems import PROBLEM_CODES
-from pdfindex.contract.records import SORT_ORDERS, Status
+from pdfindex.contract.enums import SORT_ORDERS, Status
 
 from .arguments import (
     coverage_arg,

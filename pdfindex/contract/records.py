@@ -5,24 +5,13 @@ the workers, the CLI and the server share them without loading the engine."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Literal, get_args
+from typing import NamedTuple
 
+from .enums import SORT_ORDERS, SortOrder, Status
 from .problems import Problem
 
-
-class Status(StrEnum):
-    INDEXED = "indexed"
-    FAILED = "failed"
-    ENCRYPTED = "encrypted"
-    EMPTY = "empty"
-
-
-#: The orders of hits (``search --sort``, the API's ``sort``): relevance, date
-#: (newest first) or path. A Literal, so that the API's OpenAPI description lists
-#: the values where the parameter is.
-SortOrder = Literal["score", "date", "path"]
-SORT_ORDERS: tuple[SortOrder, ...] = get_args(SortOrder)
+__all__ = ["SORT_ORDERS", "DocumentHits", "DocumentRecord", "Hit", "ListFilters", "Listing", "PageRecord",
+           "SearchOptions", "SearchResult", "SortOrder", "Span", "Stats", "Status", "WriterIndex"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,8 +200,7 @@ class Listing:
     took: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class WriterIndex:
+class WriterIndex(NamedTuple):
     """The index a distributed set-up's writer announced on the broker (``status``):
     its id, folder and host, and whether the writer is running."""
 
