@@ -570,7 +570,8 @@ def t_commit(self):
         return commit(self)
     finally:
         d = time.perf_counter() - s; ev["commit"] += d; ev["commits"] += real
-        ev["loop_end"] = time.perf_counter() - T0
+        if real:  # a writer's end commits nothing when its session committed already
+            ev["loop_end"] = time.perf_counter() - T0
         if nested: nested[-1] += d
 def t_from_json(data):
     ev["arrivals"].append(time.perf_counter() - T0)

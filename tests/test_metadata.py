@@ -20,7 +20,8 @@ from tests.index_helpers import page, record, sha
 from tests.ingest_helpers import run_in_home as run
 from tests.pdfwriter import HexStr, Name, PdfWriter
 from pdfindex.workers.outcome import Outcome, extract_outcome
-from pdfindex.workers.plan import make_plan
+from pdfindex.workers.plan import Plan, make_plan
+from pdfindex.workers.session import change_paths
 
 
 def utc(*parts: int) -> float:
@@ -333,13 +334,22 @@ def test_outcome_json_keeps_metadata_and_refuses_bad_dates(tmp_path: Path) -> No
 
 # ---- copies --------------------------------------------------------------------
 
+def _planned(ix: PageIndex, *args: Any, **kwargs: Any) -> Plan:
+    """``make_plan``, then what an ingest's writer session does first with the plan:
+    its path changes (copies of indexed content, pruned paths, documents gone)."""
+    plan = make_plan(ix, *args, **kwargs)
+    with ix.writer() as writer:
+        change_paths(writer, plan.add_paths, plan.prune)
+    return plan
+
+
 def test_copies_under_two_names(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     first = docs / "first.pdf"
     first.write_bytes(pdf(words=b"unique copied words"))
     ix = PageIndex(tmp_path / "ix")
-    plan = make_plan(ix, [docs], recursive=True, retry_encrypted=False, prune=False)
+    plan = _planned(ix, [docs], recursive=True, retry_encrypted=False, prune=False)
     assert [j.path for j in plan.jobs] == [first]
     outcome = extract_outcome(first, plan.jobs[0].doc_hash, [])
     ix.add(outcome.doc, outcome.pages)
@@ -348,7 +358,7 @@ def test_copies_under_two_names(tmp_path: Path) -> None:
     other.mkdir()
     second = other / "second name.pdf"
     shutil.copyfile(first, second)
-    plan = make_plan(ix, [docs, other], recursive=True, retry_encrypted=False, prune=False)
+    plan = _planned(ix, [docs, other], recursive=True, retry_encrypted=False, prune=False)
     assert plan.jobs == [] and plan.duplicates == 1 and plan.paths_added == 1
     (hit,) = ix.search("copied").hits
     assert hit.paths == [str(first), str(second)]
@@ -362,7 +372,7 @@ def test_copies_under_two_names(tmp_path: Path) -> None:
     for folder in (docs, other):
         (folder / "notes.txt").write_text("not a PDF\n")
     first.unlink()
-    plan = make_plan(ix, [docs, other], recursive=True, retry_encrypted=False, prune=True)
+    plan = _planned(ix, [docs, other], recursive=True, retry_encrypted=False, prune=True)
     assert plan.gone == [] and plan.paths_removed == 1
     (hit,) = ix.search("copied").hits
     assert (hit.path, hit.paths) == (str(second), [str(second)])
@@ -370,7 +380,7 @@ def test_copies_under_two_names(tmp_path: Path) -> None:
 
     # the last name gone: the document goes
     second.unlink()
-    plan = make_plan(ix, [docs, other], recursive=True, retry_encrypted=False, prune=True)
+    plan = _planned(ix, [docs, other], recursive=True, retry_encrypted=False, prune=True)
     assert [d.doc_hash for d in plan.gone] == [outcome.doc.doc_hash]
 
 
@@ -382,7 +392,7 @@ def test_a_copy_replacing_other_content_takes_its_path(tmp_path: Path) -> None:
     for path in (a, b):
         _ingest(ix, path)
     shutil.copyfile(a, b)  # b now holds a's content
-    plan = make_plan(ix, [a, b], recursive=False, retry_encrypted=False, prune=False)
+    plan = _planned(ix, [a, b], recursive=False, retry_encrypted=False, prune=False)
     assert plan.jobs == [] and plan.paths_added == 1
     assert ix.search("beta").hits == []  # b's old content had no other path: gone
     (hit,) = ix.search("alpha").hits

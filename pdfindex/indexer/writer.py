@@ -73,6 +73,34 @@ class _PathChange:
     remove: list[str] = dataclasses.field(default_factory=list)
 
 
+@dataclasses.dataclass(slots=True)
+class _Changes:
+    """What a commit does, worked out against the index as the lock found it: the
+    documents it deletes, what it adds (a record and pages to analyse, or stored
+    documents rebuilt with other paths), and the paths it takes from documents the
+    batch does not otherwise change."""
+
+    deletes: list[str] = dataclasses.field(default_factory=list)
+    adds: dict[str, tuple[DocumentRecord, list[PageRecord]] | list[dict[str, Any]]] = dataclasses.field(
+        default_factory=dict)
+    #: doc_hash -> paths other documents now hold
+    taken: dict[str, set[str]] = dataclasses.field(default_factory=dict)
+
+
+def _plain_key(doc_hash: object) -> bool:
+    """Whether a document hash can be a Whoosh term: text, not empty, without
+    spaces, control characters or lone surrogates."""
+    return isinstance(doc_hash, str) and bool(doc_hash) and not _BAD_HASH.search(doc_hash)
+
+
+def _stored(searcher: Any, doc_hash: str) -> tuple[list[dict[str, Any]], list[str] | None]:
+    """A document's stored Whoosh documents, and the paths its record holds (None:
+    no record of it in the index)."""
+    stored_docs = list(searcher.documents(doc_hash=doc_hash))
+    record = next((d for d in stored_docs if d.get("kind") == KIND_DOC), None)
+    return stored_docs, None if record is None else list(record.get("paths") or [record.get("path", "")])
+
+
 def _with_paths(doc: DocumentRecord, paths: list[str]) -> DocumentRecord:
     return dataclasses.replace(doc, path=paths[0], paths=paths)
 
@@ -203,7 +231,7 @@ class PageWriter(Batch):
     def _is_new(self, doc: DocumentRecord) -> bool:
         """Whether nothing in the index has this content or any of its paths (in
         the ``path`` field too, as an index built before ``paths`` holds them)."""
-        if not isinstance(doc.doc_hash, str) or not doc.doc_hash or _BAD_HASH.search(doc.doc_hash):
+        if not _plain_key(doc.doc_hash):
             return False
         if not all(isinstance(p, str) for p in doc.all_paths):
             return False
@@ -323,56 +351,58 @@ class PageWriter(Batch):
         delete_by_term does not reach documents the same writer added. A path given
         to one document is taken from any other that held it (a changed file, or a
         copy replacing another content); one left without paths is deleted."""
-        schema = writer.schema
-        searcher = self._searcher
-        adds: dict[str, tuple[DocumentRecord, list[PageRecord]] | list[dict[str, Any]]] = {}
-        deletes: list[str] = []
-        taken: dict[str, set[str]] = {}  # doc_hash → paths other documents now hold
-
-        def claim(doc_hash: str, paths: list[str]) -> None:
-            for path in paths:
-                for other in holders(searcher, path):
-                    if other != doc_hash and other not in self._ops:
-                        taken.setdefault(other, set()).add(path)
-
+        changes = _Changes()
         for doc_hash, op in self._ops.items():
-            if not isinstance(doc_hash, str) or not doc_hash or _BAD_HASH.search(doc_hash):
+            if not _plain_key(doc_hash):
                 if isinstance(op, tuple):
                     rejected.append(_failure(op[0], f"the document hash {doc_hash!r} is not a plain text key"))
                 continue
-            deletes.append(doc_hash)
-            if op is None:
+            changes.deletes.append(doc_hash)
+            if op is not None:
+                self._change(changes, doc_hash, op)
+        for other, lost in changes.taken.items():
+            stored_docs, known = _stored(self._searcher, other)
+            if known is None:
                 continue
-            stored_docs = list(searcher.documents(doc_hash=doc_hash))
-            record = next((d for d in stored_docs if d.get("kind") == KIND_DOC), None)
-            known = list(record.get("paths") or [record.get("path", "")]) if record else []
-            if isinstance(op, tuple):
-                doc, pages = op
-                if known and isinstance(doc.path, str):
-                    doc = _with_paths(doc, list(dict.fromkeys([*doc.all_paths, *known])))
-                claim(doc_hash, [doc.path] if isinstance(doc.path, str) else [])
-                adds[doc_hash] = (doc, pages)
-            elif record is not None:
-                paths = [p for p in dict.fromkeys([*known, *op.add]) if p not in op.remove]
-                claim(doc_hash, op.add)
-                if paths:
-                    adds[doc_hash] = self._restored(stored_docs, paths)
-            # a path change for a document not in the index changes nothing
-        for other, lost in taken.items():
-            stored_docs = list(searcher.documents(doc_hash=other))
-            record = next((d for d in stored_docs if d.get("kind") == KIND_DOC), None)
-            if record is None:
-                continue
-            deletes.append(other)
-            left = [p for p in (record.get("paths") or [record.get("path", "")]) if p not in lost]
+            changes.deletes.append(other)
+            left = [p for p in known if p not in lost]
             if left:
-                adds[other] = self._restored(stored_docs, left)
-        for doc_hash in deletes:
+                changes.adds[other] = self._restored(stored_docs, left)
+        self._write(writer, changes, rejected)
+
+    def _change(self, changes: _Changes, doc_hash: str,
+                op: tuple[DocumentRecord, list[PageRecord]] | _PathChange) -> None:
+        """What an addition or a path change does to the document as stored: a new
+        version keeps the stored paths, a path change edits them (one for a document
+        not in the index changes nothing); the paths it takes are claimed."""
+        stored_docs, known = _stored(self._searcher, doc_hash)
+        if isinstance(op, tuple):
+            doc, pages = op
+            if known and isinstance(doc.path, str):
+                doc = _with_paths(doc, list(dict.fromkeys([*doc.all_paths, *known])))
+            self._claim(changes, doc_hash, [doc.path] if isinstance(doc.path, str) else [])
+            changes.adds[doc_hash] = (doc, pages)
+        elif known is not None:
+            paths = [p for p in dict.fromkeys([*known, *op.add]) if p not in op.remove]
+            self._claim(changes, doc_hash, op.add)
+            if paths:
+                changes.adds[doc_hash] = self._restored(stored_docs, paths)
+
+    def _claim(self, changes: _Changes, doc_hash: str, paths: list[str]) -> None:
+        """``paths`` are ``doc_hash``'s now: every other stored document holding one
+        (and not otherwise changed by the batch) loses it."""
+        for path in paths:
+            for other in holders(self._searcher, path):
+                if other != doc_hash and other not in self._ops:
+                    changes.taken.setdefault(other, set()).add(path)
+
+    def _write(self, writer: PageSegmentWriter, changes: _Changes, rejected: list[DocumentRecord]) -> None:
+        for doc_hash in changes.deletes:
             writer.delete_by_term("doc_hash", doc_hash)
-        for doc_hash, item in adds.items():
+        for doc_hash, item in changes.adds.items():
             if isinstance(item, tuple):
-                documents = self._documents(schema, item[0], item[1], rejected)
-                if documents and doc_hash not in taken:
+                documents = self._documents(writer.schema, item[0], item[1], rejected)
+                if documents and doc_hash not in changes.taken:
                     writer.delete_by_term("path", documents[0]["path"])  # an index built before paths
             else:
                 documents = item

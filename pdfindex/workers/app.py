@@ -39,14 +39,17 @@ import celery
 import redis
 from celery import Celery, bootsteps
 from celery.signals import after_setup_logger, after_setup_task_logger, celeryd_init, worker_process_init
+from kombu.serialization import dumps, loads
 
 from pdfindex import config
+from pdfindex.indexer import PageIndex, StorageError
+
 from . import identity
+from .errors import BrokerError
 from .lanes import QUEUES, SHARD_QUEUE, is_writer_queue
+from .limits import settle_process
 from .messages import BadMessage
 from .transport import broker_error, client, ping, tls_options
-from .errors import BrokerError
-from .limits import settle_process
 
 _CERT_REQS = {"required": ssl.CERT_REQUIRED, "optional": ssl.CERT_OPTIONAL, "none": ssl.CERT_NONE}
 
@@ -143,8 +146,6 @@ def signer() -> tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]] | None
     straight into Redis is refused too. None without signing."""
     if not settings.signing:
         return None
-    from kombu.serialization import dumps, loads  # noqa: PLC0415
-
     def sign(data: bytes) -> bytes:
         _, _, body = dumps(data.decode("ascii"), serializer="auth")
         return body if isinstance(body, bytes) else body.encode()
@@ -235,8 +236,6 @@ def announcement() -> identity.Announcement | None:
 def _claim_index() -> identity.Announcement | None:
     """A writer's start: its index's id, announced on the broker, unless a running
     writer of another index holds it (the worker refuses to start, naming both)."""
-    from pdfindex.indexer import PageIndex, StorageError  # noqa: PLC0415 - the index only in writers
-
     try:
         index = PageIndex(settings.index_dir, new_language=settings.language, new_shards=settings.shards)
         mine = identity.this(str(index.identity(create=True)), settings.index_dir)

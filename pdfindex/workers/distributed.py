@@ -15,10 +15,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import time
 import uuid
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +28,9 @@ from pdfindex.indexer import PageIndex, Status
 from .handoff import DELAYED, waiting
 from .lanes import WRITER_ERROR, lanes
 from .run_progress import RUN_SECONDS, alive_key, attempts_key, run_key, wake_key
+from .tasks import extract, kick
 from .transport import broker_errors, client
-from .errors import IngestError, OutsideRoots
-from .files import check_under_roots
+from .files import check_roots
 from .plan import Job
 from .progress import Progress, Summary, brief_of_record
 
@@ -54,31 +52,12 @@ PASSWORD_FILE_NOTE = ("note: in distributed mode the extraction workers try the 
                       "(passwords are never sent through the broker)")
 
 
-def check_roots(paths: Iterable[Path], settings: Settings) -> None:
-    """The client's side of PDFINDEX_ROOTS: refuse, before anything is hashed or
-    enqueued, to ingest a path the workers would refuse to read. Raises IngestError
-    (no roots set) or OutsideRoots naming the first path outside them."""
-    if not settings.roots:
-        raise IngestError("PDFINDEX_ROOTS is not set: in distributed mode workers read only files under these "
-                          f"folders (absolute paths separated by {os.pathsep!r}); set it, the same as the workers'")
-    outside = []
-    for path in paths:
-        try:
-            check_under_roots(Path(path).absolute(), settings.roots)
-        except OutsideRoots:
-            outside.append(path)
-    if outside:
-        more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
-        raise OutsideRoots(f"{outside[0]}: outside PDFINDEX_ROOTS ({os.pathsep.join(map(str, settings.roots))})"
-                           f"{more}; the workers would not read it")
-
-
 def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | None, settings: Settings,
                     summary: Summary, progress: Progress) -> None:
     """Enqueue ``jobs`` and follow them to the end. Raises BrokerError (one line, the
     broker URL without its password) when the broker cannot be reached or refuses us,
     IngestError/OutsideRoots when a file lies outside PDFINDEX_ROOTS."""
-    check_roots((job.path for job in jobs), settings)
+    check_roots((job.path for job in jobs), settings.roots)
     if password_file is not None:
         log.warning(PASSWORD_FILE_NOTE)
     with broker_errors(settings):
@@ -102,8 +81,6 @@ def _warn_quiet(r: redis.Redis) -> None:
 
 def _rekick(r: redis.Redis) -> None:
     """Kick the writer of every lane where hand-off items wait (see _REKICK)."""
-    from .tasks import kick  # noqa: PLC0415 - the Celery app only when a broker is used
-
     with contextlib.suppress(redis.RedisError):
         for lane in waiting(r):
             kick(r, lane, force=True)
@@ -114,8 +91,6 @@ def _write_now(r: redis.Redis, remaining: int, shards: int) -> bool:
     hold other runs' items too: then this only comes early), ask the writers to
     commit without their quiet second (lanes.WRITE_NOW, in every lane: items routed
     to a shard's lane find it there). Returns whether it asked."""
-    from .tasks import kick  # noqa: PLC0415 - the Celery app only when a broker is used
-
     try:
         waiting_now = waiting(r)
         if sum(waiting_now.values()) < remaining:
@@ -174,8 +149,6 @@ class _Follow:
                               wake_key(self.run_id))
 
     def _enqueue(self, selected: list[Job]) -> None:
-        from .tasks import extract  # noqa: PLC0415 - the Celery app only when a broker is used
-
         self.r.set(alive_key(self.run_id), "1", ex=RUN_SECONDS)
         for job in selected:
             extract.apply_async(args=[str(job.path), job.doc_hash, self.run_id])

@@ -29,6 +29,7 @@ from pdfindex.indexer import DocumentRecord, IndexBusy, Status, StorageError, sh
 
 from .lanes import COMMON, Lane
 from .messages import BadMessage, HandOff, Item, Release, Verify, parse_item, route_hash
+from .outcome import Outcome
 from .run_progress import record_done
 from .writer_lock import LOCK_SECONDS, LockLost, WriterLock
 
@@ -273,8 +274,6 @@ def _write_isolating(batch: list[Item], write: WriteBatch, ensure: Callable[[], 
 
 
 def _unwritable(handoff: HandOff, exc: BaseException, write: WriteBatch, ensure: Callable[[], None]) -> Brief:
-    from .outcome import Outcome  # noqa: PLC0415 - the extractor's records: `pdfindex status` reads lanes without them
-
     doc = handoff.outcome.doc
     error = f"could not be written to the index: {type(exc).__name__}: {str(exc)[:160]}"
     log.error("pdfindex writer: %s: %s", doc.path, error)

@@ -1,6 +1,6 @@
-"""Ingest without a server: extraction in a local process pool, index writes in
-this process (the single writer), or, for a sharded index, in a process per shard
-(``ParallelShardedWriter``) to which this one routes the outcomes.
+"""Ingest without a server: extraction in a local process pool, each outcome handed
+to the run's writer session in this process (the single writer; for a sharded
+index, ``ParallelShardedWriter`` routes it to a process per shard).
 
 The pool is billiard's, the one Celery's prefork workers use, for its per-task
 soft and hard time limits: a file that runs too long gets SoftTimeLimitExceeded
@@ -28,13 +28,14 @@ from billiard import Pool
 from billiard.exceptions import TimeLimitExceeded, WorkerLostError
 
 from pdfindex.config import Settings
-from pdfindex.indexer import PageIndex, Status
+from pdfindex.indexer import Status
 
 from .errors import OutsideRoots
 from .limits import limit_memory, settle_process
 from .outcome import Outcome, extract_outcome, failed
 from .plan import Job
-from .progress import Progress, Summary
+from .progress import Summary
+from .session import Session
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +74,12 @@ def _outcome(job: Job, ok: bool, result: Any, settings: Settings) -> Outcome:
         return failed(job.path, job.doc_hash, Status.FAILED, f"the extraction process sent a bad result: {exc}")
 
 
-def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settings: Settings,
-                 summary: Summary, progress: Progress, workers: int) -> None:
+def run_embedded(jobs: list[Job], passwords: list[str], settings: Settings, summary: Summary, workers: int,
+                 session: Session) -> None:
     """Extract ``jobs`` with ``workers`` processes and write each outcome to the
-    index, committing every ``settings.batch_pages`` pages. On Ctrl-C the pool is
-    stopped, what arrived is committed, and ``summary.interrupted`` is set.
+    run's writer ``session`` as it arrives (committed every ``settings.batch_pages``
+    pages, and what arrived before the pool is stopped). On Ctrl-C what arrived is
+    committed, the pool stopped, and ``summary.interrupted`` set.
 
     The pool's callbacks only queue what they are given (a callback that raised
     would kill billiard's result thread and leave this loop waiting for ever), and
@@ -94,40 +96,39 @@ def run_embedded(index: PageIndex, jobs: list[Job], passwords: list[str], settin
         soft_timeout=settings.file_timeout, timeout=settings.file_hard_timeout, maxtasksperchild=100,
         lost_worker_timeout=2.0,  # how soon a dead process's file is reported (and Ctrl-C returns)
     )
-    patience = settings.file_hard_timeout + _SLACK
     pending = dict(enumerate(jobs))
-    counted: dict[str, Status] = {}
     try:
         for number, job in pending.items():
             pool.apply_async(_extract_job, (str(job.path), job.doc_hash, passwords, roots),
                              callback=partial(_put, results, number, True),
                              error_callback=partial(_put, results, number, False))
-        with index.writer(batch_pages=settings.batch_pages, processes=True) as writer:
-            try:
-                while pending:
-                    try:
-                        number, ok, result = results.get(timeout=patience)
-                    except queue.Empty:
-                        outcomes = [failed(job.path, job.doc_hash, Status.FAILED,
-                                           f"no result from the extraction pool within {patience:g} s")
-                                    for job in pending.values()]
-                        pending.clear()
-                    else:
-                        job = pending.pop(number)
-                        outcomes = [_outcome(job, ok, result, settings)]
-                    for outcome in outcomes:
-                        writer.add(outcome.doc, outcome.pages)
-                        summary.record(outcome)
-                        counted[outcome.doc.doc_hash] = outcome.doc.status
-                        progress.advance()
-            except KeyboardInterrupt:
-                summary.interrupted = True  # leaving the block commits what arrived
-                log.warning("stopping... committing the %d files done; %d not done are left for the next run",
-                            summary.files_done, len(pending))
-        for record in writer.rejected:
-            summary.rejected(counted.get(record.doc_hash, Status.FAILED), record.path, record.error)
+        try:
+            while pending:
+                for outcome in _arrived(results, pending, settings):
+                    session.write(outcome)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            log.warning("stopping... committing the %d files done; %d not done are left for the next run",
+                        summary.files_done, len(pending))
+        session.commit()
     finally:
         _stop_pool(pool)
+
+
+def _arrived(results: queue.Queue[tuple[int, bool, Any]], pending: dict[int, Job],
+             settings: Settings) -> list[Outcome]:
+    """The next file's outcome, taken off ``pending``; or, when none came for longer
+    than one file may take, every pending file's, as failed."""
+    patience = settings.file_hard_timeout + _SLACK
+    try:
+        number, ok, result = results.get(timeout=patience)
+    except queue.Empty:
+        outcomes = [failed(job.path, job.doc_hash, Status.FAILED,
+                           f"no result from the extraction pool within {patience:g} s")
+                    for job in pending.values()]
+        pending.clear()
+        return outcomes
+    return [_outcome(pending.pop(number), ok, result, settings)]
 
 
 def _stop_pool(pool: Any) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import OutsideRoots
+from .errors import IngestError, OutsideRoots
 
 _MAGIC_WINDOW = 1024  # §7.5.2 puts the header first; readers accept junk before it
 
@@ -153,3 +153,22 @@ def file_identity(path: Path) -> tuple[int, float]:
     """Size and modification time: the cheap "unchanged?" check before hashing."""
     st = os.stat(path)
     return st.st_size, st.st_mtime
+
+
+def check_roots(paths: Iterable[Path], roots: Sequence[Path]) -> None:
+    """The client's side of PDFINDEX_ROOTS: refuse, before anything is hashed or
+    enqueued, to ingest a path the workers would refuse to read. Raises IngestError
+    (no roots set) or OutsideRoots naming the first path outside them."""
+    if not roots:
+        raise IngestError("PDFINDEX_ROOTS is not set: in distributed mode workers read only files under these "
+                          f"folders (absolute paths separated by {os.pathsep!r}); set it, the same as the workers'")
+    outside = []
+    for path in paths:
+        try:
+            check_under_roots(Path(path).absolute(), roots)
+        except OutsideRoots:
+            outside.append(path)
+    if outside:
+        more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
+        raise OutsideRoots(f"{outside[0]}: outside PDFINDEX_ROOTS ({os.pathsep.join(map(str, roots))})"
+                           f"{more}; the workers would not read it")

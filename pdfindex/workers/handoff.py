@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any
 
 import redis
 
 from pdfindex.config import MAX_SHARDS, Settings
 
 from .lanes import COMMON, QUEUES, RESULTS, Lane, lanes
-from .messages import Sign, encode
 from .run_progress import wake
 from .transport import broker_errors, client
 
@@ -29,11 +27,12 @@ KICK_SECONDS = 60
 DELAYED = b"delayed"
 
 
-def push_result(r: redis.Redis, item: dict[str, Any], sign: Sign | None = None) -> None:
-    """Hand one item (``messages.handoff_item``) to the common lane and wake its run's client."""
+def push_result(r: redis.Redis, run_id: str, item: bytes) -> None:
+    """Hand one item (``messages.handoff_item``, encoded) to the common lane and wake
+    its run's client."""
     pipe = r.pipeline()
-    pipe.rpush(RESULTS, encode(item, sign))
-    wake(pipe, item["run"])
+    pipe.rpush(RESULTS, item)
+    wake(pipe, run_id)
     pipe.execute()
 
 

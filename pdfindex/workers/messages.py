@@ -17,12 +17,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pdfindex.indexer import Status
 
-if TYPE_CHECKING:
-    from .outcome import Outcome
+from .outcome import Outcome
 
 #: A hand-off item larger than this is dropped (a 10,000-page book of dense text is
 #: about 60 MB); it bounds what one forged item can make the writer hold in memory.
@@ -179,8 +178,6 @@ def _release(item: dict[str, Any], roots: Sequence[Path]) -> Release:
 
 
 def _handoff(item: Any, roots: Sequence[Path]) -> HandOff:
-    from .outcome import Outcome  # noqa: PLC0415 - the extractor's records: `pdfindex status` reads lanes without them
-
     if not isinstance(item, dict) or set(item) != {"run", "job", "pages", "outcome"}:
         keys = sorted(item)[:8] if isinstance(item, dict) else type(item).__name__
         raise BadMessage(f"not a hand-off item (run, job, pages, outcome): {keys}")

@@ -5,8 +5,8 @@ changed, which are unchanged and skipped, and which indexed paths are gone (for
 Pruning and removal are scoped to the paths given: an index may hold documents of
 several folders, shares and disks, and "the file is missing" must never reach
 beyond what the user pointed at (an unmounted share would otherwise empty the
-index). Planning itself writes only the bookkeeping of copies (``apply_paths``),
-and nothing at all for a dry run.
+index). Planning writes nothing: it says what to do, and the run's writer session
+(``session.py``) does it.
 """
 from __future__ import annotations
 
@@ -55,9 +55,9 @@ class Plan:
     #: --prune: documents all of whose paths in scope are gone, and paths lost
     prune: PathRemoval = field(default_factory=PathRemoval)
     #: (doc_hash, path): copies of content planned in this run, whose path can be
-    #: recorded only once the content is indexed (``record_copies``)
+    #: recorded only once the content is indexed (``session.Session.record_copies``)
     copies: list[tuple[str, str]] = field(default_factory=list)
-    #: (doc_hash, path): copies of content already indexed (recorded by make_plan)
+    #: (doc_hash, path): copies of content already indexed, whose paths are recorded first
     add_paths: list[tuple[str, str]] = field(default_factory=list)
     #: what the walk passed over (non-PDF files, folders, missing arguments)
     skipped: Skipped = field(default_factory=Skipped)
@@ -83,7 +83,7 @@ class Plan:
 
 
 def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, retry_encrypted: bool,
-              prune: bool, *, retry_failed: bool = False, force: bool = False, dry_run: bool = False) -> Plan:
+              prune: bool, *, retry_failed: bool = False, force: bool = False) -> Plan:
     """Unchanged means: the same path is indexed with the same size and mtime, or
     its content hash is unchanged. Files that failed stay skipped until they change
     (no endless retries) unless ``retry_failed``, and are listed in ``still_failed``
@@ -95,70 +95,107 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
     ``--path`` finds it and deleting one of the copies keeps the document; a copy
     of content planned in this run goes to ``copies``. With ``prune``, paths in the
     scope of ``paths`` that are gone are planned for removal (``prune_scope``):
-    a document loses its paths that are gone here and now, and goes (``gone``, for
-    the caller to delete) only when none is left. File arguments that are not PDFs
-    go to ``not_pdf``.
+    a document loses its paths that are gone here and now, and goes (``gone``)
+    only when none is left. File arguments that are not PDFs go to ``not_pdf``.
 
-    ``dry_run``: nothing is written, the copies' and lost paths are only listed.
+    Nothing is written: the run's writer session applies the plan (``session.py``).
     ``index`` None: no index yet (a dry run), so nothing is indexed."""
     paths = [Path(p).absolute() for p in paths]
     records = list(index.documents()) if index is not None else []
-    known = {path: doc for doc in records for path in doc.all_paths}
-    by_hash = {doc.doc_hash: doc for doc in records}
-    planned: set[str] = set()
-    found: set[Path] = set()
-    plan = Plan()
-    for path in find_pdfs(paths, recursive, plan.skipped):
-        found.add(path)
-        record = known.get(str(path))
-        size, mtime = file_identity(path)
-        retry = record is not None and (
-            force or (record.status == Status.ENCRYPTED and (retry_encrypted or retry_failed))
-            or (record.status == Status.FAILED and retry_failed))
-        if record is not None and not retry and record.size == size and record.mtime == mtime:
-            _unchanged(plan, str(path), record)
-            continue
-        doc_hash = sha256_of(path)
-        if record is not None and not retry and record.doc_hash == doc_hash:
-            _unchanged(plan, str(path), record)
-            continue
-        if doc_hash in planned:
-            plan.duplicates += 1
-            plan.copies.append((doc_hash, str(path)))
-            continue
-        other = by_hash.get(doc_hash)
-        # Identical content is the same text, wherever its other paths went: a file
-        # moved (its old path gone) gets its new path recorded, not extracted again.
-        if other is not None and not retry and not force and str(path) not in other.all_paths:
-            if other.status in _FAILED:
-                plan.still_failed.append((str(path), other.status, other.error))
-            else:
-                plan.duplicates += 1
-            plan.add_paths.append((doc_hash, str(path)))
-            continue
-        planned.add(doc_hash)
-        plan.jobs.append(Job(path, doc_hash))
-    for arg in dict.fromkeys(paths):
-        if arg not in found and os.path.lexists(arg) and not arg.is_dir():
-            plan.not_pdf.append(arg)  # named, so no longer one of the walk's quiet count
-            plan.skipped.non_pdf = max(0, plan.skipped.non_pdf - 1)
+    planner = _Planner(records, _Retry(encrypted=retry_encrypted or retry_failed, failed=retry_failed, force=force))
+    for path in find_pdfs(paths, recursive, planner.plan.skipped):
+        planner.file(path)
+    planner.name_not_pdfs(paths)
     if prune:
-        plan.prune = prune_scope(records, paths, recursive)
-    if not dry_run and index is not None:
-        apply_paths(index, plan.add_paths, PathRemoval(lost=plan.prune.lost))
-    return plan
+        planner.plan.prune = prune_scope(records, paths, recursive)
+    return planner.plan
 
 
 #: Statuses of a file that is recorded but not indexed.
 _FAILED = (Status.FAILED, Status.ENCRYPTED)
 
 
-def _unchanged(plan: Plan, path: str, record: DocumentRecord) -> None:
-    """An unchanged file: counted as such, unless it is unchanged since it failed."""
-    if record.status in _FAILED:
-        plan.still_failed.append((path, record.status, record.error))
-    else:
-        plan.unchanged += 1
+@dataclass(frozen=True, slots=True)
+class _Retry:
+    """Which recorded files are extracted again although unchanged."""
+
+    encrypted: bool
+    failed: bool
+    force: bool
+
+    def wanted(self, record: DocumentRecord) -> bool:
+        return self.force or (record.status == Status.ENCRYPTED and self.encrypted) or (
+            record.status == Status.FAILED and self.failed)
+
+
+class _Planner:
+    """A plan as the walk fills it in: the index's records by path and by content,
+    and the contents planned and files found so far."""
+
+    def __init__(self, records: list[DocumentRecord], retry: _Retry) -> None:
+        self.plan = Plan()
+        self.retry = retry
+        self.known = {path: doc for doc in records for path in doc.all_paths}
+        self.by_hash = {doc.doc_hash: doc for doc in records}
+        self.planned: set[str] = set()
+        self.found: set[Path] = set()
+
+    def file(self, path: Path) -> None:
+        """One PDF the walk found: unchanged (by size and mtime, else by content),
+        or to be indexed (``_content``)."""
+        self.found.add(path)
+        record = self.known.get(str(path))
+        retry = record is not None and self.retry.wanted(record)
+        size, mtime = file_identity(path)
+        if record is not None and not retry and record.size == size and record.mtime == mtime:
+            self._unchanged(str(path), record)
+            return
+        doc_hash = sha256_of(path)
+        if record is not None and not retry and record.doc_hash == doc_hash:
+            self._unchanged(str(path), record)
+            return
+        self._content(path, doc_hash, retry)
+
+    def _content(self, path: Path, doc_hash: str, retry: bool) -> None:
+        """A file whose content the index does not hold under its path: a copy of
+        content planned in this run, a new path of content indexed, or a job."""
+        plan = self.plan
+        if doc_hash in self.planned:
+            plan.duplicates += 1
+            plan.copies.append((doc_hash, str(path)))
+            return
+        other = self.by_hash.get(doc_hash)
+        # Identical content is the same text, wherever its other paths went: a file
+        # moved (its old path gone) gets its new path recorded, not extracted again.
+        if other is not None and not retry and not self.retry.force and str(path) not in other.all_paths:
+            if other.status in _FAILED:
+                plan.still_failed.append((str(path), other.status, other.error))
+            else:
+                plan.duplicates += 1
+            plan.add_paths.append((doc_hash, str(path)))
+            return
+        self.planned.add(doc_hash)
+        plan.jobs.append(Job(path, doc_hash))
+
+    def _unchanged(self, path: str, record: DocumentRecord) -> None:
+        """An unchanged file: counted as such, unless it is unchanged since it failed."""
+        if record.status in _FAILED:
+            self.plan.still_failed.append((path, record.status, record.error))
+        else:
+            self.plan.unchanged += 1
+
+    def name_not_pdfs(self, paths: list[Path]) -> None:
+        """File arguments the walk did not take for PDFs: named, so no longer one of
+        its quiet count."""
+        for arg in dict.fromkeys(paths):
+            if arg not in self.found and os.path.lexists(arg) and not arg.is_dir():
+                self.plan.not_pdf.append(arg)
+                self.plan.skipped.non_pdf = max(0, self.plan.skipped.non_pdf - 1)
+
+
+def indexed_under(path: str, known: Iterable[str]) -> bool:
+    """Whether the index knows ``path``, as a file or as a folder holding files."""
+    return any(k == path or k.startswith(path.rstrip("/") + "/") for k in known)
 
 
 def _inside(path: str, folder: str, recursive: bool) -> bool:
@@ -232,32 +269,6 @@ def removal(records: Iterable[DocumentRecord], paths: Iterable[Path]) -> PathRem
             out.lost.extend((doc.doc_hash, p) for p in lost)
     out.unmatched = [str(p) for p in given if str(p) not in matched and os.path.normpath(p) not in matched]
     return out
-
-
-def apply_paths(index: PageIndex, add: Iterable[tuple[str, str]], removal: PathRemoval | None = None) -> None:
-    """Record copies' paths and take off removed ones, in one commit: a document
-    goes with its last path, its record and pages together."""
-    add = list(add)
-    if not add and (removal is None or not (removal.gone or removal.lost)):
-        return
-    with index.writer() as writer:
-        for doc_hash, added in add:
-            writer.add_path(doc_hash, added)
-        if removal is not None:
-            for doc in removal.gone:
-                writer.delete(doc.doc_hash)
-            for doc_hash, removed in removal.lost:
-                writer.remove_path(doc_hash, removed)
-
-
-def record_copies(index: PageIndex, plan: Plan) -> None:
-    """After the run: the paths of copies of content that this run indexed. (A copy
-    of content that failed to index changes nothing: its path is then unknown to
-    the index, and the next run plans it again.)"""
-    if plan.copies:
-        with index.writer() as writer:
-            for doc_hash, path in plan.copies:
-                writer.add_path(doc_hash, path)
 
 
 def _has_entries(folder: str) -> bool:

@@ -107,7 +107,7 @@ def _hand_off(r: redis.Redis, job: ExtractJob, outcome: Outcome) -> None:
                          outcome.doc.attempts)
         data = outcome.to_json()
     item = handoff_item(job.run_id, job.doc_hash, data, len(outcome.pages))
-    retrying(lambda: push_result(r, item, _SIGN))
+    retrying(lambda: push_result(r, job.run_id, encode(item, _SIGN)))
     log.info("pdfindex: %s %r (%d pages) handed to the index writer", outcome.doc.status, job.path[:SHOWN_PATH],
              len(outcome.pages))
     retrying(lambda: kick(r, COMMON))  # after the push: see handoff.kick

@@ -102,7 +102,8 @@ def broker_error(settings: Settings, exc: BaseException) -> BrokerError:
 def _broker_exceptions() -> tuple[type[BaseException], ...]:
     errors: list[type[BaseException]] = [redis.RedisError, ConnectionError, OSError]
     with suppress(ImportError):
-        from kombu.exceptions import OperationalError  # noqa: PLC0415 - kombu (Celery) only where it is installed
+        # kombu's error class, looked up only when a broker call failed: `pdfindex status` starts without kombu
+        from kombu.exceptions import OperationalError  # noqa: PLC0415
 
         errors.append(OperationalError)
     return tuple(errors)
