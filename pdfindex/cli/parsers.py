@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pdfindex import __version__
-from pdfindex.contract.limits import COUNT_CAP
+from pdfindex.contract.limits import COUNT_CAP, MAX_SHARDS
 from pdfindex.contract.problems import PROBLEM_CODES
 from pdfindex.contract.enums import SORT_ORDERS, Status
 
@@ -267,7 +267,7 @@ def _add_index_commands(sub: Any) -> None:
     p.add_argument("--language", type=language_arg,
                    help="stemming language for the rebuilt index (e.g. en, fr, de, none; default: keep the index's)")
     p.add_argument("--shards", type=shard_count_arg,
-                   help="shards of the rebuilt index (1-64; default: keep the index's count)")
+                   help=f"shards of the rebuilt index (1-{MAX_SHARDS}; default: keep the index's count)")
     _index_arg(p)
 
 
