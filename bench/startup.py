@@ -68,8 +68,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    from pdfindex.indexer import PageIndex, PageRecord, Status  # noqa: PLC0415
-    from pdfindex.indexer.records import DocumentRecord  # noqa: PLC0415
+    from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, Status  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory() as tmp:
         index = Path(tmp) / "index"
