@@ -102,6 +102,7 @@ def run_embedded(jobs: list[Job], passwords: list[str], settings: Settings, summ
             pool.apply_async(_extract_job, (str(job.path), job.doc_hash, passwords, roots),
                              callback=partial(_put, results, number, True),
                              error_callback=partial(_put, results, number, False))
+        session.open()  # while the pool's processes start
         try:
             while pending:
                 for outcome in _arrived(results, pending, settings):

@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pdfindex import config
 from pdfindex.indexer import PageIndex, Status
@@ -26,6 +27,9 @@ from .options import IngestOptions
 from .plan import Plan, indexed_under, make_plan
 from .progress import Progress, Summary, password_hint
 from .session import Session
+
+if TYPE_CHECKING:
+    from pdfindex.indexer import IndexWriter
 
 #: Makes the progress report of a run, given the number of files to extract and the
 #: summary it fills in (``Progress`` itself is one: a bar on a terminal).
@@ -130,9 +134,12 @@ def write(run: Run) -> None:
     report = run.progress(len(plan.jobs), summary)
     embedded = not settings.broker_url
     try:
-        writer = index.writer(batch_pages=settings.batch_pages, processes=True) if embedded and plan.jobs \
-            else index.writer()
-        with Session(writer, summary, report) as session:
+        def open_writer() -> IndexWriter:
+            if embedded and plan.jobs:
+                return index.writer(batch_pages=settings.batch_pages, processes=True)
+            return index.writer()
+
+        with Session(open_writer, summary, report) as session:
             session.change_paths(plan.add_paths, plan.prune)
             if embedded:
                 from .embedded import run_embedded  # noqa: PLC0415 - billiard only when extracting here

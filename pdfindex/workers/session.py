@@ -10,23 +10,27 @@ this run indexed come last, once their content is in the index: a copy of conten
 that failed to index changes nothing (its path stays unknown to the index, and the
 next run plans it again).
 
-A session is one ``PageIndex.writer``: it commits when its batch is full, at the
-commit after the path changes, when extraction ends (the embedded pool commits what
-arrived before it stops), and when it ends; an error cancels what it had not
-committed, and Ctrl-C is answered by the extraction, which returns normally so that
-what arrived is committed.
+A session is one ``PageIndex.writer``, opened at its first operation (so that an
+embedded run's pool starts first: opening a writer imports the index's writing
+side). It commits when its batch is full, after the path changes, when extraction
+ends (the embedded pool commits what arrived before it stops), and when the session
+ends; an error cancels what it had not committed, and Ctrl-C is answered by the
+extraction, which returns normally so that what arrived is committed.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
-from pdfindex.indexer import IndexWriter, PageIndex, Status
+from pdfindex.indexer import PageIndex, Status
 
 from .outcome import Outcome
 from .plan import PathRemoval
 from .progress import Progress, Summary
+
+if TYPE_CHECKING:
+    from pdfindex.indexer import IndexWriter
 
 
 def change_paths(writer: IndexWriter, add: Iterable[tuple[str, str]], removal: PathRemoval) -> None:
@@ -56,36 +60,48 @@ class Session:
     files the index could not take (written as failure records in their place) are
     counted as failed instead of what they were counted as."""
 
-    def __init__(self, writer: IndexWriter, summary: Summary, progress: Progress) -> None:
-        self._writer = writer
+    def __init__(self, open_writer: Callable[[], IndexWriter], summary: Summary, progress: Progress) -> None:
+        self._open_writer = open_writer
+        self._opened: IndexWriter | None = None
         self._summary = summary
         self._progress = progress
         self._counted: dict[str, Status] = {}  # doc_hash -> the status its outcome was counted as
 
     def __enter__(self) -> Self:
-        self._writer.__enter__()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        self._writer.__exit__(kind, exc, tb)
+        if self._opened is None:
+            return
+        self._opened.__exit__(kind, exc, tb)
         if exc is None:
-            for record in self._writer.rejected:
+            for record in self._opened.rejected:
                 self._summary.rejected(self._counted.get(record.doc_hash, Status.FAILED), record.path, record.error)
+
+    def open(self) -> IndexWriter:
+        """The session's writer, opened at the first call (an embedded run calls this
+        while its pool starts, which hides the cost)."""
+        if self._opened is None:
+            self._opened = self._open_writer().__enter__()
+        return self._opened
 
     def change_paths(self, add: Iterable[tuple[str, str]], removal: PathRemoval) -> None:
         """The plan's path changes, committed at once (see the module's text)."""
-        change_paths(self._writer, add, removal)
-        self.commit()
+        add = list(add)
+        if add or removal.gone or removal.lost:
+            change_paths(self.open(), add, removal)
+            self.commit()
 
     def commit(self) -> None:
         """Commit what the session holds (it goes on: the writer takes the lock again
         at its next operation)."""
-        self._writer.commit()
+        if self._opened is not None:
+            self._opened.commit()
 
     def write(self, outcome: Outcome) -> None:
         """One file's outcome: written, counted, and shown."""
-        self._writer.add(outcome.doc, outcome.pages)
+        self.open().add(outcome.doc, outcome.pages)
         self._summary.record(outcome)
         self._counted[outcome.doc.doc_hash] = outcome.doc.status
         self._progress.advance()
@@ -93,4 +109,4 @@ class Session:
     def record_copies(self, copies: Iterable[tuple[str, str]]) -> None:
         """The paths of copies (doc_hash, path) of content this run indexed."""
         for doc_hash, path in copies:
-            self._writer.add_path(doc_hash, path)
+            self.open().add_path(doc_hash, path)
