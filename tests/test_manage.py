@@ -196,6 +196,21 @@ def test_prune_reaches_only_the_paths_given_and_never_a_missing_or_empty_folder(
     assert PageIndex(index).check() == []
 
 
+def test_a_file_moved_inside_the_pruned_folder_keeps_its_pages(tmp_path: Path) -> None:
+    """A rename inside the folder being pruned: the document loses its old path and
+    keeps its pages under the new one (it was deleted, and the moved file found in
+    no record, because its only old path was gone)."""
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    moved = write(docs / "a.pdf", text_pdf("movedaway", 2))
+    other = write(docs / "b.pdf", text_pdf("staysput", 1))
+    _ingest(index, docs)
+    moved = moved.rename(docs / "moved.pdf")
+    summary = parse_summary(_ingest(index, docs, "--prune").stdout)
+    assert summary.pruned == 0 and summary.indexed == 0
+    assert _paths(index) == {str(moved), str(other)}
+    assert sorted(find(PageIndex(index), "movedaway")) == [(str(moved), 1), (str(moved), 2)]
+
+
 def test_prune_without_recursive_stays_in_the_folder_itself(tmp_path: Path) -> None:
     docs, index = tmp_path / "docs", tmp_path / "index"
     top = write(docs / "top.pdf", text_pdf("topgone", 1))

@@ -11,7 +11,7 @@ index). Planning writes nothing: it says what to do, and the run's writer sessio
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,8 +106,9 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
     for path in find_pdfs(paths, recursive, planner.plan.skipped):
         planner.file(path)
     planner.name_not_pdfs(paths)
-    if prune:
-        planner.plan.prune = prune_scope(records, paths, recursive)
+    if prune:  # a document that gains a path in this run (a move) loses its old ones, never its pages
+        moving = {doc_hash for doc_hash, _ in planner.plan.add_paths}
+        planner.plan.prune = prune_scope(records, paths, recursive, moving=moving)
     return planner.plan
 
 
@@ -207,14 +208,16 @@ def _inside(path: str, folder: str, recursive: bool) -> bool:
     return recursive or "/" not in path[len(top):]
 
 
-def prune_scope(records: Iterable[DocumentRecord], paths: Iterable[Path], recursive: bool) -> PathRemoval:
+def prune_scope(records: Iterable[DocumentRecord], paths: Iterable[Path], recursive: bool,
+                moving: Set[str] = frozenset()) -> PathRemoval:
     """The indexed paths that are gone, among those the arguments cover: a file
     argument, or the files of a folder argument (below it with ``recursive``, else
     directly in it). A folder argument that does not exist, or exists but is empty
     while the index holds documents in it, is taken for an unmounted share or a
     mistyped path: nothing in it is pruned, and it is listed in ``kept`` with the
     reason. A path that cannot be looked at now (permission denied, a share timing
-    out) is not gone."""
+    out) is not gone. A document of ``moving`` (it gains a path in the same run) only
+    loses the paths that are gone, whichever they are: it is never deleted."""
     records = list(records)
     indexed = {p for doc in records for p in doc.all_paths}
     scopes: list[tuple[str, bool]] = []  # (argument, is a folder)
@@ -238,7 +241,7 @@ def prune_scope(records: Iterable[DocumentRecord], paths: Iterable[Path], recurs
 
     for doc in records:
         lost = [p for p in doc.all_paths if covered(p) and _gone(p)]
-        if lost and len(lost) == len(doc.all_paths):
+        if lost and len(lost) == len(doc.all_paths) and doc.doc_hash not in moving:
             out.gone.append(doc)
         else:
             out.lost.extend((doc.doc_hash, p) for p in lost)
