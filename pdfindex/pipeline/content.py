@@ -109,21 +109,22 @@ def _end_of_inline_image(buf: bytes, start: int, attrs: dict[str, object], limit
     return len(buf)
 
 
-# One token per match, leading whitespace skipped. Group numbers (m.lastindex):
-# 1 number, 2 name, 3 string without nested parentheses, 4 start of a string with
-# them, 5 hex string, 6 delimiter, 7 comment, 8 keyword (operator), 9 stray byte.
-# Every repeat is of a single byte class or possessive: no backtracking records.
+# One token per match, leading whitespace skipped; the group that matched names the
+# token (``m.lastgroup``). A keyword is an operator or true/false/null. Every repeat
+# is of a single byte class or possessive: no backtracking records.
 _TOKEN = re.compile(
     rb"[\x00\t\n\f\r ]*+(?:"
-    rb"([+-]?(?:\d+\.?\d*|\.\d+))(?![^\x00\t\n\f\r ()<>\[\]{}/%])"
-    rb"|/([^\x00\t\n\f\r ()<>\[\]{}/%]*)"
-    rb"|\(([^()\\]*+(?:\\.[^()\\]*+)*+)\)"
-    rb"|(\()"
-    rb"|<([0-9A-Fa-f\x00\t\n\f\r ]*)>"
-    rb"|(<<|>>|[\[\]{}])"
-    rb"|(%[^\r\n]*)"
-    rb"|([^\x00\t\n\f\r ()<>\[\]{}/%]+)"
-    rb"|([^\x00\t\n\f\r ]))",
+    rb"(?P<number>[+-]?(?:\d+\.?\d*|\.\d+))(?![^\x00\t\n\f\r ()<>\[\]{}/%])"
+    rb"|/(?P<name>[^\x00\t\n\f\r ()<>\[\]{}/%]*)"
+    rb"|\((?P<string>[^()\\]*+(?:\\.[^()\\]*+)*+)\)"  # a string without parentheses inside
+    rb"|(?P<nested>\()"  # the start of a string with them
+    rb"|<(?P<hex>[0-9A-Fa-f\x00\t\n\f\r ]*)>"
+    rb"|(?P<open><<|\[)"
+    rb"|(?P<close>>>|\])"
+    rb"|(?P<brace>[{}])"
+    rb"|(?P<comment>%[^\r\n]*)"
+    rb"|(?P<keyword>[^\x00\t\n\f\r ()<>\[\]{}/%]+)"
+    rb"|(?P<stray>[^\x00\t\n\f\r ]))",
     re.S,
 )
 _ESCAPE = re.compile(rb"\\(?:([0-7]{1,3})|(\r\n|[\r\n])|(.))", re.S)
@@ -183,6 +184,51 @@ def _name(raw: bytes) -> PSLiteral:
 _NOISE_REPORTED = 50
 
 
+class _Report:
+    """The problems of one content stream: syntax errors listed up to
+    _NOISE_REPORTED, each cap hit once per stream and cap."""
+
+    __slots__ = ("caps", "noise", "problems")
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        self.noise = 0
+        self.caps: set[str] = set()
+
+    def error(self, text: str) -> None:
+        self.noise += 1
+        if self.noise <= _NOISE_REPORTED:
+            self.problems.append(Problem(ProblemCode.CONTENT_SYNTAX, text))
+        elif self.noise == _NOISE_REPORTED + 1:
+            self.problems.append(Problem(ProblemCode.CONTENT_SYNTAX,
+                                         "more syntax errors in this content stream not listed"))
+
+    def cap(self, text: str, which: str) -> None:
+        if which not in self.caps:
+            self.caps.add(which)
+            self.problems.append(Problem(ProblemCode.CAP_HIT, text))
+
+
+class _Dropped(list[object]):
+    """Containers nested past ``max_nesting``, as one entry of the stack: what they
+    hold is dropped as it comes, and they are counted, not held, so that their
+    closing delimiters close them (a stream of a million "[" holds one)."""
+
+    __slots__ = ("depth",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 1
+
+    def append(self, item: object, /) -> None:
+        pass
+
+
+#: What a token that is no operand gives (a comment, an opening delimiter).
+_NOTHING = object()
+_Nesting = list[tuple[bytes, list[object]]]  # the open arrays and dictionaries: opener, items
+
+
 def operations(data: bytes, problems: list[str], params: Params = DEFAULT_PARAMS) -> Iterator[Operation]:
     """Yield (operator, operands, index) for a content stream, skipping what is broken.
 
@@ -191,126 +237,125 @@ def operations(data: bytes, problems: list[str], params: Params = DEFAULT_PARAMS
     operators) from 0, so the operand of a showing operator is at ``index - 1``
     (the token index of R1). Strings, arrays, dictionaries, nesting and waiting
     operands are capped by ``params``; each cap hit is reported once per stream.
+
+    The tokens of text (numbers, names, strings, hex strings, operators) are
+    read in this loop itself, the rest by ``_other``.
     """
     operands: list[object] = []
-    nesting: list[tuple[bytes, list[object]]] = []
-    skipped_depth = 0  # containers opened past max_nesting, whose contents are dropped
-    index = 0
-    pos = 0
+    nesting: _Nesting = []
+    index = pos = 0
     match = _TOKEN.match
-    max_string, max_items, max_nesting = params.max_string_bytes, params.max_array_items, params.max_nesting
-    noise = 0
-    reported: set[str] = set()
-
-    def report(problem: str, once: str | None = None) -> None:
-        """A syntax error (listed up to _NOISE_REPORTED), or with ``once`` a cap hit
-        (listed once per stream and cap)."""
-        nonlocal noise
-        if once is not None:
-            if once in reported:
-                return
-            reported.add(once)
-        else:
-            noise += 1
-            if noise > _NOISE_REPORTED:
-                if noise == _NOISE_REPORTED + 1:
-                    problems.append(Problem(ProblemCode.CONTENT_SYNTAX,
-                                            "more syntax errors in this content stream not listed"))
-                return
-        problems.append(Problem(ProblemCode.CONTENT_SYNTAX if once is None else ProblemCode.CAP_HIT, problem))
-
-    while True:
-        m = match(data, pos)
-        if m is None:
-            break
+    max_string, max_items = params.max_string_bytes, params.max_array_items
+    report = _Report(problems)
+    while (m := match(data, pos)) is not None:
         pos = m.end()
-        kind = m.lastindex
+        kind = m.lastgroup
         value: object
-        if kind == 1:
-            text = m.group(1)
+        if kind == "number":
+            text = m["number"]
             value = float(text) if b"." in text else int(text)
-        elif kind == 2:
-            value = _name(m.group(2))
-        elif kind == 3:
-            raw = m.group(3)
-            if len(raw) > max_string:
-                report(f"string at byte {m.start(3)} longer than the {_size(max_string)} string cap; cut", "string")
-                raw = raw[:max_string]
-            value = _ESCAPE.sub(_unescape, raw) if b"\\" in raw else raw
-        elif kind == 4:
-            start = pos
-            raw, pos, cut = _nested_string(data, pos, max_string)
-            if cut:
-                report(f"string at byte {start} longer than the {_size(max_string)} string cap; cut, "
-                       "and the rest of the stream ignored", "string")
-            value = _ESCAPE.sub(_unescape, raw)
-        elif kind == 5:
-            digits = m.group(5)
+        elif kind == "name":
+            value = _name(m["name"])
+        elif kind == "string":
+            value = raw = m["string"]
+            if b"\\" in raw or len(raw) > max_string:
+                value = _literal(raw, m.start("string"), max_string, report)
+        elif kind == "hex":
+            digits = m["hex"]
             if len(digits) > 2 * max_string:
-                report(f"string at byte {m.start(5)} longer than the {_size(max_string)} string cap; cut", "string")
+                report.cap(f"string at byte {m.start('hex')} longer than the {_size(max_string)} string cap; cut",
+                           "string")
                 digits = digits[:2 * max_string]
             value = hex_bytes(digits)
-        elif kind == 8:
-            word = m.group(8)
+        elif kind == "keyword":
+            word = m["keyword"]
             if word in _CONSTANTS:
                 value = _CONSTANTS[word]
             else:
-                if nesting or skipped_depth:  # an operator inside an array: the array is broken
-                    report(f"operator {_short(word)} inside an array at byte {m.start(8)}")
+                if nesting:  # an operator inside an array: the array is broken
+                    report.error(f"operator {_short(word)} inside an array at byte {m.start('keyword')}")
                     nesting.clear()
-                    skipped_depth = 0
                     operands = []
                 if word == b"BI":
                     attrs, pos = _inline_image(data, pos, problems, params)
                     yield b"BI", [attrs], index
-                    index += 1
-                    operands = []
-                    continue
-                yield word, operands, index
+                else:
+                    yield word, operands, index
                 index += 1
                 operands = []
                 continue
-        elif kind == 6:
-            delim = m.group(6)
-            if delim in (_OPEN_ARRAY, _OPEN_DICT):
-                if skipped_depth or len(nesting) >= max_nesting:
-                    if not skipped_depth:
-                        report(f"arrays nested deeper than {max_nesting} at byte {m.start(6)}; "
-                               "the inner ones are ignored", "nesting")
-                    skipped_depth += 1
-                    continue
-                nesting.append((delim, []))
-                continue
-            if delim in (_CLOSE_ARRAY, _CLOSE_DICT):
-                if skipped_depth:
-                    skipped_depth -= 1
-                    continue
-                if not nesting or nesting[-1][0] != (_OPEN_ARRAY if delim == _CLOSE_ARRAY else _OPEN_DICT):
-                    report(f"unbalanced {delim.decode()} at byte {m.start(6)}")
-                    continue
-                opened, items = nesting.pop()
-                value = items if opened == _OPEN_ARRAY else _as_dict(items)
-            else:
-                continue  # braces belong to PostScript calculator functions, not content
-        elif kind == 7:
-            continue
         else:
-            report(f"stray byte {m.group(9)!r} at {m.start(9)} skipped")
-            continue
-        if skipped_depth:
-            continue
+            value, pos = _other(m, data, nesting, params, report)
+            if value is _NOTHING:
+                continue
         if nesting:
             items = nesting[-1][1]
             if len(items) >= max_items:
-                report(f"array or dictionary with more than {max_items} items; the rest is ignored", "items")
+                report.cap(f"array or dictionary with more than {max_items} items; the rest is ignored", "items")
                 continue
             items.append(value)
         else:
             if len(operands) >= max_items:
-                report(f"more than {max_items} operands without an operator; the oldest are dropped", "operands")
+                report.cap(f"more than {max_items} operands without an operator; the oldest are dropped",
+                           "operands")
                 del operands[:max_items // 2]
             operands.append(value)
             index += 1
+
+
+def _literal(raw: bytes, at: int, max_string: int, report: _Report) -> bytes:
+    """A literal string's bytes: cut at the cap, escapes (§7.3.4.2) replaced."""
+    if len(raw) > max_string:
+        report.cap(f"string at byte {at} longer than the {_size(max_string)} string cap; cut", "string")
+        raw = raw[:max_string]
+    return _ESCAPE.sub(_unescape, raw) if b"\\" in raw else raw
+
+
+def _other(m: re.Match[bytes], data: bytes, nesting: _Nesting, params: Params,
+           report: _Report) -> tuple[object, int]:
+    """The tokens other than those of text: array and dictionary delimiters, a
+    string with parentheses inside, and those that give no value (braces, which
+    belong to PostScript calculator functions, comments, stray bytes). Returns
+    the value (_NOTHING for none) and the offset after the token."""
+    kind, pos = m.lastgroup, m.end()
+    if kind == "close":
+        return _close(nesting, m["close"], m.start("close"), report), pos
+    if kind == "open":
+        dropped = nesting[-1][1] if nesting else None
+        if isinstance(dropped, _Dropped):
+            dropped.depth += 1
+        elif len(nesting) < params.max_nesting:
+            nesting.append((m["open"], []))
+        else:
+            report.cap(f"arrays nested deeper than {params.max_nesting} at byte {m.start('open')}; "
+                       "the inner ones are ignored", "nesting")
+            nesting.append((m["open"], _Dropped()))
+    elif kind == "nested":
+        max_string = params.max_string_bytes
+        raw, pos, cut = _nested_string(data, pos, max_string)
+        if cut:
+            report.cap(f"string at byte {m.end()} longer than the {_size(max_string)} string cap; cut, "
+                       "and the rest of the stream ignored", "string")
+        return _ESCAPE.sub(_unescape, raw), pos
+    elif kind == "stray":
+        report.error(f"stray byte {m['stray']!r} at {m.start('stray')} skipped")
+    return _NOTHING, pos
+
+
+def _close(nesting: _Nesting, delim: bytes, at: int, report: _Report) -> object:
+    """Close the innermost array or dictionary: its value, or _NOTHING when it was
+    dropped or the delimiter closes nothing that is open."""
+    dropped = nesting[-1][1] if nesting else None
+    if isinstance(dropped, _Dropped):
+        dropped.depth -= 1
+        if not dropped.depth:
+            nesting.pop()
+        return _NOTHING
+    if not nesting or nesting[-1][0] != (_OPEN_ARRAY if delim == _CLOSE_ARRAY else _OPEN_DICT):
+        report.error(f"unbalanced {delim.decode()} at byte {at}")
+        return _NOTHING
+    opened, items = nesting.pop()
+    return items if opened == _OPEN_ARRAY else _as_dict(items)
 
 
 def _size(n: int) -> str:
@@ -339,34 +384,46 @@ def _inline_image(data: bytes, pos: int, problems: list[str],
     """Read an inline image dictionary from after BI up to ID; return it and the
     offset where content resumes, after the image data and its EI."""
     items: list[object] = []
-    depth = 0
-    while True:
-        if len(items) > params.max_array_items:
-            problems.append(Problem(ProblemCode.CAP_HIT, f"inline image dictionary with more than "
-                                    f"{params.max_array_items} items; the rest of the stream is ignored"))
-            return {}, len(data)
+    depth = 0  # arrays open
+    while len(items) <= params.max_array_items:
         m = _TOKEN.match(data, pos)
         if m is None:
             problems.append(Problem(ProblemCode.CONTENT_SYNTAX, "inline image without ID"))
             return {}, len(data)
         pos = m.end()
-        kind = m.lastindex
-        if kind == 8 and m.group(8) == b"ID":
+        kind = m.lastgroup
+        if kind == "keyword" and m["keyword"] == b"ID":
             start = pos + 1 if pos < len(data) and data[pos] in b"\x00\t\n\f\r " else pos
             attrs = _as_dict(items)
             return attrs, _end_of_inline_image(data, start, attrs, params.max_stream_bytes)
-        if kind == 1:
-            text = m.group(1)
-            items.append(float(text) if b"." in text else int(text))
-        elif kind == 2:
-            items.append(_name(m.group(2)))
-        elif kind == 8 and m.group(8) in _CONSTANTS:
-            items.append(_CONSTANTS[m.group(8)])
-        elif kind == 6 and m.group(6) in (b"[", b"]"):
-            depth += 1 if m.group(6) == b"[" else -1
-            if depth == 1 and m.group(6) == b"[":
-                items.append([])  # an array value (Decode, a filter list): kept as a marker
-        elif kind == 4:
+        if kind == "nested":
             _, pos, _cut = _nested_string(data, pos, params.max_string_bytes)
-        elif depth == 0 and kind in (3, 5):
-            items.append(m.group(kind))
+        else:
+            depth = _inline_item(items, m, depth)
+    problems.append(Problem(ProblemCode.CAP_HIT, f"inline image dictionary with more than "
+                            f"{params.max_array_items} items; the rest of the stream is ignored"))
+    return {}, len(data)
+
+
+def _inline_item(items: list[object], m: re.Match[bytes], depth: int) -> int:
+    """Add what one token of an inline image dictionary gives to ``items``, with
+    ``depth`` arrays open before it: numbers, names and true/false/null at any
+    depth, strings only outside arrays, and an array as an empty marker where it
+    opens (Decode, a filter list). Returns the arrays open after the token."""
+    kind = m.lastgroup
+    if kind == "number":
+        text = m["number"]
+        items.append(float(text) if b"." in text else int(text))
+    elif kind == "name":
+        items.append(_name(m["name"]))
+    elif kind == "keyword" and m["keyword"] in _CONSTANTS:
+        items.append(_CONSTANTS[m["keyword"]])
+    elif kind == "open" and m["open"] == _OPEN_ARRAY:
+        if depth == 0:
+            items.append([])
+        return depth + 1
+    elif kind == "close" and m["close"] == _CLOSE_ARRAY:
+        return depth - 1
+    elif depth == 0 and kind in ("string", "hex"):
+        items.append(m[kind])
+    return depth
