@@ -90,7 +90,9 @@ class Interpreter:
         # Closed ActualText spans (§14.9.4): glyph index range and the text that
         # stands for those glyphs in page text; the glyph records stay as drawn (R2).
         self.actual_text: list[tuple[int, int, str]] = []
-        self._table = self._operator_table()
+        #: The object index (R1) of the operator being run; a showing operator's
+        #: string operand is just before it.
+        self.token = 0
 
     # ---- entry points -------------------------------------------------------
 
@@ -101,22 +103,25 @@ class Interpreter:
         return self.glyphs
 
     def _execute(self, data: bytes) -> None:
-        table = self._table
+        """Call each operator's handler with its operands, the last ``arity`` objects
+        before it (§7.8.2): extra ones are ignored, too few skip the operator."""
         problems = self.problems
         strict = self.params.strict
         for op, args, index in operations(data, problems, self.params):
-            entry = table.get(op)
+            entry = _OPERATORS.get(op)
             if entry is None:
                 if op not in _IGNORED:
                     self._once(ProblemCode.CONTENT_SYNTAX, f"unknown operator {op.decode('latin-1')!r}")
                 continue
             handler, arity = entry
-            if len(args) < arity:
+            count = len(args)
+            if count < arity:
                 self._once(ProblemCode.CONTENT_SYNTAX, f"operator {op.decode('latin-1')} with too few operands "
                                                        f"(token {index})")
                 continue
+            self.token = index
             try:
-                handler(args[len(args) - arity:] if arity else args, index)
+                handler(self, *args[count - arity:])
             except DAMAGE as exc:
                 if isinstance(exc, RecursionError):
                     raise  # a page-level problem (extract_page), not one operator's
@@ -138,65 +143,51 @@ class Interpreter:
             self.reported.add(str(problem))
             self.problems.append(problem)
 
-    def _operator_table(self) -> dict[bytes, tuple[Callable[[list[object], int], None], int]]:
-        """Operator → (handler, operand count), built once per interpreter."""
-        return {
-            b"q": (self._q, 0), b"Q": (self._Q, 0), b"cm": (self._cm, 6),
-            b"BT": (self._BT, 0), b"ET": (self._ET, 0),
-            b"Tc": (self._Tc, 1), b"Tw": (self._Tw, 1), b"Tz": (self._Tz, 1), b"TL": (self._TL, 1),
-            b"Tf": (self._Tf, 2), b"Tr": (self._Tr, 1), b"Ts": (self._Ts, 1),
-            b"Td": (self._Td, 2), b"TD": (self._TD, 2), b"Tm": (self._Tm, 6), b"T*": (self._Tstar, 0),
-            b"Tj": (self._Tj, 1), b"TJ": (self._TJ, 1), b"'": (self._quote, 1), b'"': (self._dquote, 3),
-            b"Do": (self._Do, 1),
-            b"BMC": (self._BMC, 1), b"BDC": (self._BDC, 2), b"EMC": (self._EMC, 0),
-        }
-
     # ---- graphics state -----------------------------------------------------
 
-    def _q(self, args: list[object], index: int) -> None:
+    def do_q(self) -> None:
         self.stack.append((self.ctm, self.ts.copy()))
 
-    def _Q(self, args: list[object], index: int) -> None:
+    def do_Q(self) -> None:
         if self.stack:
             self.ctm, self.ts = self.stack.pop()
         else:
             self._once(ProblemCode.CONTENT_SYNTAX, "Q without matching q")
 
-    def _cm(self, args: list[object], index: int) -> None:
-        self.ctm = mult(strict_matrix(args), self.ctm)
+    def do_cm(self, a: object, b: object, c: object, d: object, e: object, f: object) -> None:
+        self.ctm = mult(strict_matrix((a, b, c, d, e, f)), self.ctm)
 
     # ---- text objects and state ----------------------------------------------
 
-    def _BT(self, args: list[object], index: int) -> None:
+    def do_BT(self) -> None:
         self.tm = self.tlm = IDENTITY
 
-    def _ET(self, args: list[object], index: int) -> None:
+    def do_ET(self) -> None:
         pass
 
-    def _Tc(self, args: list[object], index: int) -> None:
-        self.ts.char_spacing = strict_number(args[0])
+    def do_Tc(self, spacing: object) -> None:
+        self.ts.char_spacing = strict_number(spacing)
 
-    def _Tw(self, args: list[object], index: int) -> None:
-        self.ts.word_spacing = strict_number(args[0])
+    def do_Tw(self, spacing: object) -> None:
+        self.ts.word_spacing = strict_number(spacing)
 
-    def _Tz(self, args: list[object], index: int) -> None:
-        self.ts.scale = strict_number(args[0]) / 100.0
+    def do_Tz(self, scale: object) -> None:
+        self.ts.scale = strict_number(scale) / 100.0
 
-    def _TL(self, args: list[object], index: int) -> None:
-        self.ts.leading = strict_number(args[0])
+    def do_TL(self, leading: object) -> None:
+        self.ts.leading = strict_number(leading)
 
-    def _Tr(self, args: list[object], index: int) -> None:
-        self.ts.render = int(strict_number(args[0]))
+    def do_Tr(self, render: object) -> None:
+        self.ts.render = int(strict_number(render))
 
-    def _Ts(self, args: list[object], index: int) -> None:
-        self.ts.rise = strict_number(args[0])
+    def do_Ts(self, rise: object) -> None:
+        self.ts.rise = strict_number(rise)
 
-    def _Tf(self, args: list[object], index: int) -> None:
-        name = args[0]
-        if not isinstance(name, PSLiteral):
-            raise Damaged(f"font name expected, got {brief(repr(name), 60)}")
-        self.ts.size = strict_number(args[1])
-        self.ts.font_name = literal_str(name)
+    def do_Tf(self, fontid: object, fontsize: object) -> None:
+        if not isinstance(fontid, PSLiteral):
+            raise Damaged(f"font name expected, got {brief(repr(fontid), 60)}")
+        self.ts.size = strict_number(fontsize)
+        self.ts.font_name = literal_str(fontid)
         self.ts.font = self._font(self.ts.font_name)
 
     def _font(self, name: str) -> Font:
@@ -213,41 +204,40 @@ class Interpreter:
             self.fonts[key] = font
         return font
 
-    def _Td(self, args: list[object], index: int) -> None:
-        tx, ty = strict_number(args[0]), strict_number(args[1])
+    def do_Td(self, tx: object, ty: object) -> None:
+        x, y = strict_number(tx), strict_number(ty)
         a, b, c, d, e, f = self.tlm
-        self.tm = self.tlm = (a, b, c, d, tx * a + ty * c + e, tx * b + ty * d + f)
+        self.tm = self.tlm = (a, b, c, d, x * a + y * c + e, x * b + y * d + f)
 
-    def _TD(self, args: list[object], index: int) -> None:
-        self.ts.leading = -strict_number(args[1])
-        self._Td(args, index)
+    def do_TD(self, tx: object, ty: object) -> None:
+        self.ts.leading = -strict_number(ty)
+        self.do_Td(tx, ty)
 
-    def _Tm(self, args: list[object], index: int) -> None:
-        self.tm = self.tlm = strict_matrix(args)
+    def do_Tm(self, a: object, b: object, c: object, d: object, e: object, f: object) -> None:
+        self.tm = self.tlm = strict_matrix((a, b, c, d, e, f))
 
-    def _Tstar(self, args: list[object], index: int) -> None:
-        self._Td([0.0, -self.ts.leading], index)
+    def do_Tstar(self) -> None:
+        self.do_Td(0.0, -self.ts.leading)
 
     # ---- text showing ----------------------------------------------------------
 
-    def _Tj(self, args: list[object], index: int) -> None:
-        self._show([args[0]], index - 1)
+    def do_Tj(self, string: object) -> None:
+        self._show([string], self.token - 1)
 
-    def _TJ(self, args: list[object], index: int) -> None:
-        items = args[0]
+    def do_TJ(self, items: object) -> None:
         if not isinstance(items, list):
             raise Damaged("TJ needs an array")
-        self._show(items, index - 1)
+        self._show(items, self.token - 1)
 
-    def _quote(self, args: list[object], index: int) -> None:
-        self._Tstar(args, index)
-        self._show([args[0]], index - 1)
+    def do_quote(self, string: object) -> None:
+        self.do_Tstar()
+        self._show([string], self.token - 1)
 
-    def _dquote(self, args: list[object], index: int) -> None:
-        self.ts.word_spacing = strict_number(args[0])
-        self.ts.char_spacing = strict_number(args[1])
-        self._Tstar(args, index)
-        self._show([args[2]], index - 1)
+    def do_dquote(self, word_spacing: object, char_spacing: object, string: object) -> None:
+        self.ts.word_spacing = strict_number(word_spacing)
+        self.ts.char_spacing = strict_number(char_spacing)
+        self.do_Tstar()
+        self._show([string], self.token - 1)
 
     def _show(self, items: list[object], token: int) -> None:
         """Place the glyphs of a Tj/TJ operand (§9.4.4) and advance the text matrix."""
@@ -387,11 +377,10 @@ class Interpreter:
         self.glyphs, self.actual_text = [], []
         self.sink(chunk, spans)
 
-    def _BMC(self, args: list[object], index: int) -> None:
+    def do_BMC(self, tag: object) -> None:
         self.marked.append((None, self.base + len(self.glyphs)))
 
-    def _BDC(self, args: list[object], index: int) -> None:
-        props = args[1]
+    def do_BDC(self, tag: object, props: object) -> None:
         if isinstance(props, PSLiteral):
             named = resolve1(self.resources.get("Properties"))
             props = resolve1(named.get(props.name)) if isinstance(named, dict) else None
@@ -399,7 +388,7 @@ class Interpreter:
         text = text_string(actual) if isinstance(actual, bytes) else None
         self.marked.append((text, self.base + len(self.glyphs)))
 
-    def _EMC(self, args: list[object], index: int) -> None:
+    def do_EMC(self) -> None:
         if not self.marked:
             return
         text, start = self.marked.pop()
@@ -411,11 +400,10 @@ class Interpreter:
 
     # ---- XObjects ---------------------------------------------------------------
 
-    def _Do(self, args: list[object], index: int) -> None:
-        literal = args[0]
-        if not isinstance(literal, PSLiteral):
-            raise Damaged(f"XObject name expected, got {brief(repr(literal), 60)}")
-        name = literal_str(literal)
+    def do_Do(self, xobjid: object) -> None:
+        if not isinstance(xobjid, PSLiteral):
+            raise Damaged(f"XObject name expected, got {brief(repr(xobjid), 60)}")
+        name = literal_str(xobjid)
         xobjects = resolve1(self.resources.get("XObject"))
         ref = xobjects.get(name) if isinstance(xobjects, dict) else None
         xobj = resolve1(ref)
@@ -476,6 +464,21 @@ class Interpreter:
             self.active_forms.discard(key)
             self.ctm, self.ts, self.tm, self.tlm, self.resources, self.in_form, self.stack = saved
 
+
+#: Operator → (handler, operand count), built once. A handler names its operands
+#: and is called with the last ``count`` operands before its operator.
+_OPERATORS: dict[bytes, tuple[Callable[..., None], int]] = {
+    b"q": (Interpreter.do_q, 0), b"Q": (Interpreter.do_Q, 0), b"cm": (Interpreter.do_cm, 6),
+    b"BT": (Interpreter.do_BT, 0), b"ET": (Interpreter.do_ET, 0),
+    b"Tc": (Interpreter.do_Tc, 1), b"Tw": (Interpreter.do_Tw, 1), b"Tz": (Interpreter.do_Tz, 1),
+    b"TL": (Interpreter.do_TL, 1), b"Tf": (Interpreter.do_Tf, 2), b"Tr": (Interpreter.do_Tr, 1),
+    b"Ts": (Interpreter.do_Ts, 1), b"Td": (Interpreter.do_Td, 2), b"TD": (Interpreter.do_TD, 2),
+    b"Tm": (Interpreter.do_Tm, 6), b"T*": (Interpreter.do_Tstar, 0),
+    b"Tj": (Interpreter.do_Tj, 1), b"TJ": (Interpreter.do_TJ, 1),
+    b"'": (Interpreter.do_quote, 1), b'"': (Interpreter.do_dquote, 3),
+    b"Do": (Interpreter.do_Do, 1),
+    b"BMC": (Interpreter.do_BMC, 1), b"BDC": (Interpreter.do_BDC, 2), b"EMC": (Interpreter.do_EMC, 0),
+}
 
 # Operators that do not affect text: drawing, colour, clipping, marked content,
 # shading, images, Type 3 glyph metrics and compatibility sections.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 from pdfminer.pdftypes import resolve1
 from pdfminer.psparser import PSLiteral
@@ -103,6 +104,6 @@ def strict_number(x: object) -> float:
     return value
 
 
-def strict_matrix(args: list[object]) -> Matrix:
+def strict_matrix(args: Sequence[object]) -> Matrix:
     a, b, c, d, e, f = (strict_number(v) for v in args)
     return (a, b, c, d, e, f)
