@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -25,13 +26,14 @@ from .errors import Problem, ProblemCode
 # a `<0000> <FFFF> <0000>` identity bfrange is common, a 4-byte one is not rare.
 _EXPAND_LIMIT = 4096
 
+# One token per match, named by its group (``m.lastgroup``; None for a comment).
 _TOKEN = re.compile(
-    rb"<([0-9A-Fa-f\s]*)>"  # hex string
-    rb"|(\[)|(\])"
-    rb"|/([^\s/\[\]<>(){}%]*)"  # name
-    rb"|\(((?:[^()\\]|\\.)*)\)"  # literal string (no nesting; rare in CMaps)
-    rb"|([-+]?\d+(?:\.\d*)?)"  # number
-    rb"|([A-Za-z_][A-Za-z0-9_.]*)"  # keyword
+    rb"<(?P<hex>[0-9A-Fa-f\s]*)>"
+    rb"|(?P<open>\[)|(?P<close>\])"
+    rb"|/(?P<name>[^\s/\[\]<>(){}%]*)"
+    rb"|\((?P<string>(?:[^()\\]|\\.)*)\)"  # no nesting; rare in CMaps
+    rb"|(?P<number>[-+]?\d+(?:\.\d*)?)"
+    rb"|(?P<keyword>[A-Za-z_][A-Za-z0-9_.]*)"
     rb"|%[^\r\n]*",
     re.S,
 )
@@ -119,66 +121,94 @@ _GROUP = {"codespacerange": 2, "bfchar": 2, "cidchar": 2, "bfrange": 3, "cidrang
 def parse_cmap(data: bytes, max_entries: int = 1 << 18, problems: list[str] | None = None,
                what: str = "CMap") -> CMap:
     """Parse a CMap program; never raises on bad syntax, it keeps what it could read."""
-    cmap = CMap()
-    stack: list[object] = []
-    section: str | None = None
-    open_arrays = 0
+    reader = _Reader(CMap(), max_entries)
+    stack = reader.stack
     for m in _TOKEN.finditer(data):
-        kind = m.lastindex
-        if kind is None:
-            continue
-        if kind == 1:
-            stack.append(hex_bytes(m.group(1)))
-        elif kind == 2:
+        kind = m.lastgroup
+        if kind == "hex":
+            stack.append(hex_bytes(m["hex"]))
+        elif kind == "open":
             stack.append("[")
-            open_arrays += 1
-        elif kind == 3:
-            items: list[object] = []
-            while stack and stack[-1] != "[":
-                items.append(stack.pop())
-            if stack:
-                stack.pop()
-                open_arrays -= 1
-            items.reverse()
-            stack.append(items)
-        elif kind == 4:
-            stack.append(("/", m.group(4).decode("latin-1")))
-        elif kind == 5:
-            stack.append(m.group(5))
-        elif kind == 6:
-            num = m.group(6)
+            reader.open_arrays += 1
+        elif kind == "close":
+            reader.close_array()
+        elif kind == "name":
+            stack.append(("/", m["name"].decode("latin-1")))
+        elif kind == "string":
+            stack.append(m["string"])
+        elif kind == "number":
+            num = m["number"]
             stack.append(float(num) if b"." in num else int(num))
-        elif kind == 7:
-            kw = m.group(7).decode("ascii")
-            if kw.startswith("begin") and kw != "begincmap":
-                section = kw[5:]
-                stack.clear()
-                open_arrays = 0
-            elif kw.startswith("end") and kw not in ("endcmap", "end"):
-                _apply_section(cmap, section, stack, max_entries)
-                section = None
-                stack.clear()
-                open_arrays = 0
-            elif kw == "def" and len(stack) >= 2:
-                _apply_def(cmap, stack[-2], stack[-1])
-                stack.clear()
-            elif kw == "usecmap" and stack and isinstance(stack[-1], tuple):
-                cmap.usecmap = str(stack[-1][1])
-                stack.clear()
-            elif section is None:
-                stack.clear()
-        if len(stack) >= _BATCH:
-            if section in _GROUP and not open_arrays:
-                whole = len(stack) - len(stack) % _GROUP[section]
-                _apply_section(cmap, section, stack[:whole], max_entries)
-                del stack[:whole]
-            elif len(stack) >= max_entries:  # outside a section, or one huge array
-                _cut(problems, what, f"a run of more than {max_entries} items")
-                break
-        if _size(cmap) > max_entries:
+        elif kind == "keyword":
+            reader.keyword(m["keyword"].decode("ascii"))
+        if len(stack) >= _BATCH and not reader.apply_batch():
+            _cut(problems, what, f"a run of more than {max_entries} items")
+            break
+        if _size(reader.cmap) > max_entries:
             _cut(problems, what, f"more than the {max_entries}-entry cap")
             break
-    return cmap
+    return reader.cmap
+
+
+class _Reader:
+    """The state of parse_cmap: the operand stack (only ever changed in place),
+    the section open (``bfchar`` for ``beginbfchar``) and the arrays open in it."""
+
+    __slots__ = ("cmap", "max_entries", "open_arrays", "section", "stack")
+
+    def __init__(self, cmap: CMap, max_entries: int) -> None:
+        self.cmap = cmap
+        self.max_entries = max_entries
+        self.stack: list[object] = []
+        self.section: str | None = None
+        self.open_arrays = 0
+
+    def close_array(self) -> None:
+        stack = self.stack
+        items: list[object] = []
+        while stack and stack[-1] != "[":
+            items.append(stack.pop())
+        if stack:
+            stack.pop()
+            self.open_arrays -= 1
+        items.reverse()
+        stack.append(items)
+
+    def keyword(self, kw: str) -> None:
+        """``begin…``/``end…`` open and close a section (whatever its count said);
+        ``def`` and ``usecmap`` take their operands. Other keywords outside a
+        section (PostScript set-up) drop what was read."""
+        stack = self.stack
+        if kw.startswith("begin") and kw != "begincmap":
+            self.section = kw[5:]
+            stack.clear()
+            self.open_arrays = 0
+        elif kw.startswith("end") and kw not in ("endcmap", "end"):
+            _apply_section(self.cmap, self.section, stack, self.max_entries)
+            self.section = None
+            stack.clear()
+            self.open_arrays = 0
+        elif kw == "def" and len(stack) >= 2:
+            _apply_def(self.cmap, stack[-2], stack[-1])
+            stack.clear()
+        elif kw == "usecmap" and stack and isinstance(stack[-1], tuple):
+            self.cmap.usecmap = str(stack[-1][1])
+            stack.clear()
+        elif self.section is None:
+            stack.clear()
+
+    def apply_batch(self) -> bool:
+        """Apply the whole groups of a section read so far, so a section of a
+        million codes is never held at once; False when items pile up outside a
+        section (or in one huge array) past ``max_entries``."""
+        stack = self.stack
+        group = _GROUP.get(self.section or "")
+        if group is not None and not self.open_arrays:
+            whole = len(stack) - len(stack) % group
+            _apply_section(self.cmap, self.section, stack[:whole], self.max_entries)
+            del stack[:whole]
+            return True
+        return len(stack) < self.max_entries
 
 
 def _size(cmap: CMap) -> int:
@@ -212,25 +242,34 @@ def _apply_section(cmap: CMap, section: str | None, items: list[object], limit: 
             if isinstance(lo, bytes) and isinstance(hi, bytes) and 1 <= len(lo) <= 4:
                 cmap.codespace.append((len(lo), int.from_bytes(lo, "big"), int.from_bytes(hi, "big")))
     elif section == "bfchar":
-        for src, dst in zip(items[0::2], items[1::2], strict=False):
-            if isinstance(src, bytes) and src:
-                text = _destination(dst)
-                if text is not None:
-                    cmap.unicode[int.from_bytes(src, "big")] = text
+        _bf_chars(cmap, items)
     elif section == "cidchar":
         for src, cid in zip(items[0::2], items[1::2], strict=False):
             if isinstance(src, bytes) and src and isinstance(cid, int):
                 cmap.cids[int.from_bytes(src, "big")] = cid
     elif section in ("bfrange", "cidrange"):
-        apply = _bf_range if section == "bfrange" else _cid_range
-        for k in range(0, len(items) - 2, 3):
-            if _size(cmap) > limit:
-                return
-            lo_b, hi_b, dst = items[k], items[k + 1], items[k + 2]
-            if isinstance(lo_b, bytes) and isinstance(hi_b, bytes) and lo_b and hi_b:
-                lo, hi = int.from_bytes(lo_b, "big"), int.from_bytes(hi_b, "big")
-                if hi >= lo:
-                    apply(cmap, lo, hi, dst)
+        _ranges(cmap, items, _bf_range if section == "bfrange" else _cid_range, limit)
+
+
+def _bf_chars(cmap: CMap, items: list[object]) -> None:
+    for src, dst in zip(items[0::2], items[1::2], strict=False):
+        if isinstance(src, bytes) and src:
+            text = _destination(dst)
+            if text is not None:
+                cmap.unicode[int.from_bytes(src, "big")] = text
+
+
+def _ranges(cmap: CMap, items: list[object], apply: Callable[[CMap, int, int, object], None], limit: int) -> None:
+    """The (low code, high code, destination) triples of a bfrange or cidrange
+    section, each applied by ``apply`` until the CMap has ``limit`` entries."""
+    for k in range(0, len(items) - 2, 3):
+        if _size(cmap) > limit:
+            return
+        lo_b, hi_b, dst = items[k], items[k + 1], items[k + 2]
+        if isinstance(lo_b, bytes) and isinstance(hi_b, bytes) and lo_b and hi_b:
+            lo, hi = int.from_bytes(lo_b, "big"), int.from_bytes(hi_b, "big")
+            if hi >= lo:
+                apply(cmap, lo, hi, dst)
 
 
 def _bf_range(cmap: CMap, lo: int, hi: int, dst: object) -> None:

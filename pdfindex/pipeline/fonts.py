@@ -230,13 +230,7 @@ class SimpleFont(Font):
         base_name = name(encoding) if not isinstance(encoding, dict) else name(encoding.get("BaseEncoding"))
         base = enc.base_encoding(base_name) if base_name else None
         if base is None:
-            builtin_names: dict[int, str] = {}
-            if "FontFile" in descriptor:
-                program = _stream_data(descriptor["FontFile"], problems, "embedded font program")
-                builtin_names = enc.type1_builtin_encoding(program) if program else {}
-            elif "FontFile3" in descriptor:
-                program = _stream_data(descriptor["FontFile3"], problems, "embedded font program")
-                builtin_names = cff_builtin_encoding(program) if program else {}
+            builtin_names = _program_encoding(descriptor, problems)
             if builtin_names:
                 for code, gname in builtin_names.items():
                     result[code] = enc.glyph_name_to_unicode(gname)
@@ -249,24 +243,7 @@ class SimpleFont(Font):
         if isinstance(encoding, dict):
             differences = resolve1(encoding.get("Differences"))
             if isinstance(differences, list):
-                code = 0
-                for item in differences:
-                    item = resolve1(item)
-                    if isinstance(item, int):
-                        code = item
-                    elif isinstance(item, PSLiteral):
-                        gname = str(item.name)
-                        self_name = _SELF_NAME.match(gname)
-                        if self_name and int(self_name.group(1)) == code:
-                            # pdfTeX's bitmap fonts name each glyph after its code
-                            # (/a65 at 65): no information, so the code goes on to
-                            # step 4 as if unnamed, as poppler does, unless the
-                            # codes used tell the font's TeX encoding.
-                            result.pop(code, None)
-                            self_named.add(code)
-                        elif 0 <= code < 256:
-                            result[code] = enc.glyph_name_to_unicode(gname)
-                        code += 1
+                _apply_differences(differences, result, self_named)
         return result
 
     @staticmethod
@@ -286,6 +263,41 @@ class SimpleFont(Font):
     def decode(self, data: bytes) -> list[CodeInfo]:
         table = self.table
         return [table[b] for b in data]
+
+
+def _program_encoding(descriptor: dict[str, Any], problems: list[str]) -> dict[int, str]:
+    """Code → glyph name from the embedded font program's own encoding (a Type 1
+    font's /Encoding array, a CFF font's encoding), for a font whose dictionary
+    names no base encoding."""
+    if "FontFile" in descriptor:
+        program = _stream_data(descriptor["FontFile"], problems, "embedded font program")
+        return enc.type1_builtin_encoding(program) if program else {}
+    if "FontFile3" in descriptor:
+        program = _stream_data(descriptor["FontFile3"], problems, "embedded font program")
+        return cff_builtin_encoding(program) if program else {}
+    return {}
+
+
+def _apply_differences(differences: list[object], result: dict[int, str | None], self_named: set[int]) -> None:
+    """/Differences (§9.6.6.1): a code, then the glyph names of it and the codes after it."""
+    code = 0
+    for item in differences:
+        item = resolve1(item)
+        if isinstance(item, int):
+            code = item
+        elif isinstance(item, PSLiteral):
+            gname = str(item.name)
+            self_name = _SELF_NAME.match(gname)
+            if self_name and int(self_name.group(1)) == code:
+                # pdfTeX's bitmap fonts name each glyph after its code
+                # (/a65 at 65): no information, so the code goes on to
+                # step 4 as if unnamed, as poppler does, unless the
+                # codes used tell the font's TeX encoding.
+                result.pop(code, None)
+                self_named.add(code)
+            elif 0 <= code < 256:
+                result[code] = enc.glyph_name_to_unicode(gname)
+            code += 1
 
 
 class CIDFont(Font):

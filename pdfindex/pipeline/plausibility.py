@@ -72,12 +72,36 @@ def suspicion(text: str, params: Params) -> Suspicion | None:
     page, take the short way."""
     text = text[:_MAX_CHARS]
     counts = Counter(text)
+    found = _unreadable_share(counts, params)
+    if found is None:
+        words = _count_words(text, counts)
+        found = _mixed_scripts(words, params) or _no_vowels(words, params)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """What the word signals count among a page's first ``_MAX_WORDS`` words."""
+
+    letters: int  # in every word
+    scripted: int  # words with letters of Latin, Greek or Cyrillic
+    mixed: int  # ... of more than one of them
+    latin_letters: int  # in words of Latin letters only
+    latin: list[str]  # those of three letters or more in lower case
+
+
+def _unreadable_share(counts: Counter[str], params: Params) -> Suspicion | None:
     shown = sum(n for c, n in counts.items() if not c.isspace())
-    if shown >= params.suspect_min_chars:
-        bad = sum(n for c, n in counts.items() if _unreadable(c))
-        if bad / shown > params.suspect_unreadable:
-            return Suspicion(f"{bad} of {shown} characters are private-use, control or replacement "
-                             "characters (a ToUnicode map that does not give text)", bad / shown)
+    if shown < params.suspect_min_chars:
+        return None
+    bad = sum(n for c, n in counts.items() if _unreadable(c))
+    if bad / shown > params.suspect_unreadable:
+        return Suspicion(f"{bad} of {shown} characters are private-use, control or replacement "
+                         "characters (a ToUnicode map that does not give text)", bad / shown)
+    return None
+
+
+def _count_words(text: str, counts: Counter[str]) -> _Words:
     script = {c: _script(c) for c in counts if not c.isascii() and c.isalpha()}
     scripted = mixed = letters = latin_letters = 0
     latin: list[str] = []
@@ -94,10 +118,20 @@ def suspicion(text: str, params: Params) -> Suspicion | None:
             latin_letters += len(word)
             if len(word) >= 3 and word.islower():
                 latin.append(word)
+    return _Words(letters, scripted, mixed, latin_letters, latin)
+
+
+def _mixed_scripts(words: _Words, params: Params) -> Suspicion | None:
+    scripted, mixed = words.scripted, words.mixed
     if scripted >= params.suspect_min_words and mixed / scripted > params.suspect_mixed_scripts:
         return Suspicion(f"{mixed} of {scripted} words mix Latin, Greek or Cyrillic letters "
                          "(a ToUnicode map of look-alikes, or shifted codes)", mixed / scripted)
-    if len(latin) >= params.suspect_min_words and latin_letters * 2 > letters:  # a page in Latin script
+    return None
+
+
+def _no_vowels(words: _Words, params: Params) -> Suspicion | None:
+    latin = words.latin
+    if len(latin) >= params.suspect_min_words and words.latin_letters * 2 > words.letters:  # a page in Latin script
         voiceless = sum(1 for w in latin if not _has_vowel(w))
         if voiceless / len(latin) > params.suspect_no_vowels:
             return Suspicion(f"{voiceless} of {len(latin)} lowercase Latin words have no vowel "

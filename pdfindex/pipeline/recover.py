@@ -258,27 +258,42 @@ def objstm_members(data: bytes, n: object, first: object) -> tuple[list[tuple[in
     with increasing offsets) gives a count, and the larger wins: a lie that
     shortens the header is the one that can still fit. When /First proves nothing,
     the run itself is a candidate too."""
-    by_first: int | None = None
-    stated: list[int] = []
-    if isinstance(first, int) and not isinstance(first, bool) and 0 < first <= len(data):
-        tokens = data[:first].split()
-        if tokens and len(tokens) % 2 == 0 and all(t.isdigit() for t in tokens):
-            stated = [int(t) for t in tokens]
-            by_first = len(tokens) // 2
-    valid_n = isinstance(n, int) and not isinstance(n, bool) and n >= 0
-    if valid_n and by_first is not None and by_first == n:
-        return [(stated[2 * i], stated[2 * i + 1]) for i in range(by_first)], None
+    stated = _header_before(data, first)
+    by_first = len(stated) // 2 if stated is not None else None
+    if stated is not None and by_first == _count(n):
+        return _pairs(stated, len(stated) // 2), None
     run = _leading_integers(data)
-    fits = [c for c in (n if valid_n else None, by_first) if isinstance(c, int) and 0 < 2 * c <= len(run)]
+    in_run = len(run) // 2
+    fits = [c for c in (_count(n), by_first) if c is not None and 0 < c <= in_run]
     if by_first is None:  # /First proves nothing: the run of pairs may be longer than /N
-        fits.append(len(run) // 2)
-    count = max(fits) if fits else len(run) // 2  # neither fits: the run is all there is
+        fits.append(in_run)
+    count = max(fits) if fits else in_run  # neither fits: the run is all there is
     lies = []
     if n != count:
         lies.append(f"/N says {n!r} but its header lists {count} objects")
     if by_first != count:
         lies.append(f"/First {first!r} does not end its header")
-    return [(run[2 * i], run[2 * i + 1]) for i in range(count)], "; ".join(lies)
+    return _pairs(run, count), "; ".join(lies)
+
+
+def _count(x: object) -> int | None:
+    """A count or offset from a dictionary: a non-negative integer, else None."""
+    return x if isinstance(x, int) and not isinstance(x, bool) and x >= 0 else None
+
+
+def _header_before(data: bytes, first: object) -> list[int] | None:
+    """The integers before /First when that is all there is, in pairs."""
+    end = _count(first)
+    if not end or end > len(data):
+        return None
+    tokens = data[:end].split()
+    if tokens and len(tokens) % 2 == 0 and all(t.isdigit() for t in tokens):
+        return [int(t) for t in tokens]
+    return None
+
+
+def _pairs(values: list[int], count: int) -> list[tuple[int, int]]:
+    return [(values[2 * i], values[2 * i + 1]) for i in range(count)]
 
 
 def _leading_integers(data: bytes) -> list[int]:
