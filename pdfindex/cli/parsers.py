@@ -226,6 +226,22 @@ def _add_ingestion(sub: Any) -> None:
     _index_arg(p)
 
 
+def _filter_args(p: argparse.ArgumentParser, documents: str) -> None:
+    """The page and file filters search and list share (``documents``: what a page
+    criterion means for a listing of documents)."""
+    p.add_argument("--min-coverage", type=coverage_arg, help="only pages whose glyph coverage is at least this")
+    ocr = p.add_mutually_exclusive_group()
+    ocr.add_argument("--needs-ocr", dest="needs_ocr", action="store_const", const=True,
+                     help=f"only pages flagged as needing OCR{documents}")
+    ocr.add_argument("--has-text", dest="needs_ocr", action="store_const", const=False,
+                     help=f"only pages with a usable text layer{documents}")
+    p.add_argument("--path", dest="path_glob",
+                   help="only files under this folder, or matching this path or glob (relative: from here)")
+    p.add_argument("--since", type=since_arg, help="files dated on or after this (created, else modified, else the "
+                                                   "file's mtime): YYYY-MM-DD, YYYY-MM, YYYY or ISO date-time")
+    p.add_argument("--until", type=until_arg, help="files dated on or before this (a day given alone is included)")
+
+
 def _add_index_commands(sub: Any) -> None:
     p = sub.add_parser("search", help="search the index", description=SEARCH_DESCRIPTION, epilog=SEARCH_EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -234,17 +250,7 @@ def _add_index_commands(sub: Any) -> None:
     p.add_argument("--limit", type=limit_arg, default=10, help="at most this many hits (default 10)")
     p.add_argument("--offset", type=offset_arg, default=0, help="skip this many hits first")
     p.add_argument("--by-document", action="store_true", help="group pages per document, best page first")
-    p.add_argument("--min-coverage", type=coverage_arg, help="only pages whose glyph coverage is at least this")
-    ocr = p.add_mutually_exclusive_group()
-    ocr.add_argument("--needs-ocr", dest="needs_ocr", action="store_const", const=True,
-                     help="only pages flagged as needing OCR")
-    ocr.add_argument("--has-text", dest="needs_ocr", action="store_const", const=False,
-                     help="only pages with a usable text layer")
-    p.add_argument("--path", dest="path_glob",
-                   help="only files under this folder, or matching this path or glob (relative: from here)")
-    p.add_argument("--since", type=since_arg, help="files dated on or after this ISO date or time (created, "
-                   "else modified, else the file's mtime), e.g. 2024-01-31")
-    p.add_argument("--until", type=until_arg, help="files dated on or before this (a day given alone is included)")
+    _filter_args(p, "")
     p.add_argument("--sort", choices=SORT_ORDERS, default="score",
                    help="order of hits: score (default), date (newest first) or path")
     p.add_argument("--fail-if-none", action="store_true",
@@ -276,18 +282,8 @@ def _add_list(sub: Any) -> None:
                        description="List documents, or with --pages pages, straight from the index: no query, "
                                    "no scoring. Documents are listed by path; page criteria (--needs-ocr, "
                                    "--has-text, --min-coverage) keep the documents that have such a page.")
-    ocr = p.add_mutually_exclusive_group()
-    ocr.add_argument("--needs-ocr", dest="needs_ocr", action="store_const", const=True,
-                     help="only pages flagged as needing OCR (documents: with at least one)")
-    ocr.add_argument("--has-text", dest="needs_ocr", action="store_const", const=False,
-                     help="only pages with a usable text layer (documents: with at least one)")
+    _filter_args(p, " (documents: with at least one)")
     p.add_argument("--status", choices=[str(status) for status in Status], help="only files of this status")
-    p.add_argument("--min-coverage", type=coverage_arg, help="only pages whose glyph coverage is at least this")
-    p.add_argument("--path", dest="path_glob",
-                   help="a folder, file or glob; relative ones are taken from the current directory")
-    p.add_argument("--since", type=since_arg, help="files dated on or after this (created, else modified, "
-                                                   "else file mtime): YYYY-MM-DD, YYYY-MM, YYYY or ISO date-time")
-    p.add_argument("--until", type=until_arg, help="files dated on or before this (a day given alone is included)")
     p.add_argument("--problems", dest="problem", nargs="?", const="", type=problem_arg, metavar="CODE",
                    help="only pages with a problem extraction recorded (with CODE, that kind: "
                         f"{', '.join(PROBLEM_CODES[:-1])}), each listed with its problems; "
