@@ -69,6 +69,9 @@ class ProblemCode(StrEnum):
     #: The decoded text is implausible (plausibility.py): unreadable characters, words
     #: mixing scripts, Latin words without vowels. The text is kept; the page needs OCR.
     TEXT_SUSPECT = "text_suspect"
+    #: A page chosen for OCR was not OCR'd: no engine or language data, an image over
+    #: the caps or undecodable, the engine's deadline. The page keeps ``needs_ocr``.
+    OCR_FAILED = "ocr_failed"
     #: Our own bug, caught so one file does not stop an ingest (never in strict mode).
     INTERNAL_ERROR = "internal_error"
     #: Text appended by code that gave no code (compatibility with callers that add

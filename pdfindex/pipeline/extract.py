@@ -18,6 +18,11 @@ from .errors import DAMAGE, Problem, ProblemCode, ProblemList, caught
 from .params import DEFAULT_PARAMS, Params
 from .quality import Quality, from_counts
 from .streams import page_budget
+from .images import PlacedImage
+from .ocr.decide import needs_regions_check
+from .ocr.page import OcrInfo, OcrSettings, Renderer, ocr_page
+from .ocr.words import OcrWord
+from .textmap import TextMap
 
 
 #: observe(drawn, shown): see extract_page.
@@ -36,6 +41,19 @@ class Page:
     #: R2: the page content stream's own glyphs (forms excluded, nothing filtered),
     #: kept only when asked for, since a book has millions.
     glyphs: list[Glyph] = field(default_factory=list)
+    #: The images the page draws (images.py), for OCR.
+    images: list[PlacedImage] = field(default_factory=list)
+    #: /Rotate, in degrees clockwise.
+    rotation: int = 0
+    #: Where ``text`` comes from: "text" (the text layer), "ocr", "text+ocr" (the
+    #: text layer, then what OCR read in its images without text).
+    source: str = "text"
+    #: What OCR read, when it ran (ocr/page.py), and why it did or did not run.
+    ocr: OcrInfo | None = None
+    ocr_decision: str = ""
+    #: The text with what drew each character, for an OCR'd page (its words); a
+    #: text-layer page's is made again on demand (explain, marks).
+    text_map: TextMap[OcrWord] | None = None
 
 
 @dataclass(slots=True)
@@ -102,6 +120,8 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
         box=box,
         problems=list(problems),  # a plain list: pages are pickled between processes
         glyphs=kept,
+        images=interpreter.images,
+        rotation=page_rotation(page),
     )
 
 
@@ -135,24 +155,52 @@ def parse_page_ranges(spec: str, page_count: int) -> list[int]:
 
 
 def iter_pages(pdf: PdfFile, pages: Iterable[int] | None = None, *, params: Params = DEFAULT_PARAMS,
-               keep_glyphs: bool = False, layout: bool = False) -> Iterator[Page]:
-    """Pages one at a time, sharing one font cache, so a worker can stream them."""
+               keep_glyphs: bool = False, layout: bool = False, ocr: OcrSettings | None = None,
+               password: str | None = None) -> Iterator[Page]:
+    """Pages one at a time, sharing one font cache, so a worker can stream them;
+    each OCR'd as ``ocr`` decides (None: not at all)."""
     fonts: dict[object, Font] = {}
     numbers = range(1, pdf.page_count + 1) if pages is None else pages
-    for number in numbers:
-        if 1 <= number <= pdf.page_count:
-            yield extract_page(pdf, number, fonts, params=params, keep_glyphs=keep_glyphs, layout=layout)
+    renderer = Renderer(pdf.data, password)
+    try:
+        for number in numbers:
+            if 1 <= number <= pdf.page_count:
+                page = extract_page(pdf, number, fonts, params=params, keep_glyphs=keep_glyphs, layout=layout)
+                if ocr is not None and ocr.mode != "off":
+                    texted = _texted(pdf, number, params) if needs_regions_check(
+                        ocr.mode, page.quality, page.images, page.box) else None
+                    ocr_page(renderer, page, ocr, texted)
+                yield page
+    finally:
+        renderer.close()
+
+
+def _texted(pdf: PdfFile, number: int, params: Params) -> list[Rect]:
+    """The boxes of a page's visible glyphs (extracted again: this is asked only of a
+    page with a large image, about to be OCR'd, where milliseconds do not count)."""
+    boxes: list[Rect] = []
+
+    def seen(_drawn: list[Glyph], shown: list[Glyph]) -> None:
+        for glyph in shown:
+            q = glyph.quad
+            boxes.append((min(q[0::2]), min(q[1::2]), max(q[0::2]), max(q[1::2])))
+
+    extract_page(pdf, number, params=params, observe=seen)
+    return boxes
 
 
 def extract(source: Source, password: str | None = None, pages: Iterable[int] | None = None, *,
-            params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False, layout: bool = False) -> Document:
+            params: Params = DEFAULT_PARAMS, keep_glyphs: bool = False, layout: bool = False,
+            ocr: OcrSettings | None = None) -> Document:
     """Extract a PDF given as a path or bytes. Raises an ``ExtractionError`` subclass
     only when the document as a whole cannot be read (see errors.py). ``layout``:
-    each page's text laid out on a character grid (R15) instead of reading flow."""
+    each page's text laid out on a character grid (R15) instead of reading flow;
+    ``ocr``: which pages are OCR'd and how (ocr/page.py; None: none)."""
     pdf = PdfFile(source, password)
     info = pdf.info()
     metadata = read_metadata(pdf.doc.catalog, info)
-    extracted = list(iter_pages(pdf, pages, params=params, keep_glyphs=keep_glyphs, layout=layout))
+    extracted = list(iter_pages(pdf, pages, params=params, keep_glyphs=keep_glyphs, layout=layout, ocr=ocr,
+                                password=password))
     if extracted and extracted[0].number == 1:
         extracted[0].problems.extend(metadata.problems)
     return Document(source=pdf.name, page_count=pdf.page_count, pages=extracted, info=info,

@@ -26,6 +26,7 @@ from .values import strict_matrix, strict_number, text_string
 from .fonts import Font, MissingFont, load_font
 from .geometry import IDENTITY, Matrix, mult, unit
 from .glyph import Glyph
+from .images import PlacedImage
 from .params import Params
 from .streams import current_budget, read_stream
 
@@ -93,6 +94,8 @@ class Interpreter:
         #: The object index (R1) of the operator being run; a showing operator's
         #: string operand is just before it.
         self.token = 0
+        #: The images drawn, in drawing order (images.py), at most max_page_images.
+        self.images: list[PlacedImage] = []
 
     # ---- entry points -------------------------------------------------------
 
@@ -413,6 +416,9 @@ class Interpreter:
         if not isinstance(xobj, PDFStream):
             return
         subtype = resolve1(xobj.get("Subtype"))
+        if isinstance(subtype, PSLiteral) and subtype.name == "Image":
+            self._place_image(name, ref.objid if isinstance(ref, PDFObjRef) else 0, xobj.attrs)
+            return
         if not (isinstance(subtype, PSLiteral) and subtype.name == "Form"):
             return
         key = ref.objid if isinstance(ref, PDFObjRef) else id(xobj)
@@ -429,6 +435,22 @@ class Interpreter:
                        f"more than {self.params.max_form_calls} form calls on this page; the rest skipped")
             return
         self.run_form(xobj, key, self.ctm, f"form /{name}")
+
+    def do_BI(self, attrs: object) -> None:
+        if isinstance(attrs, dict):
+            self._place_image("inline", 0, attrs)
+
+    def _place_image(self, name: str, objid: int, attrs: dict[str, Any]) -> None:
+        """Record where an image is drawn (images.py); its pixels are not read here.
+        An inline image's keys may be abbreviated (/W, /H: §8.9.7)."""
+        if len(self.images) >= self.params.max_page_images:
+            self._once(ProblemCode.CAP_HIT, f"more than {self.params.max_page_images} images on this page; "
+                                            "the rest not considered for OCR")
+            return
+        width = resolve1(attrs.get("Width", attrs.get("W")))
+        height = resolve1(attrs.get("Height", attrs.get("H")))
+        if isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0:
+            self.images.append(PlacedImage(name, objid, width, height, self.ctm, self.in_form))
 
     def run_form(self, xobj: PDFStream, key: object, ctm: Matrix, label: str) -> None:
         """Interpret a Form XObject with its /Matrix × ``ctm`` (§8.10.1), in the text
@@ -476,7 +498,7 @@ _OPERATORS: dict[bytes, tuple[Callable[..., None], int]] = {
     b"Tm": (Interpreter.do_Tm, 6), b"T*": (Interpreter.do_Tstar, 0),
     b"Tj": (Interpreter.do_Tj, 1), b"TJ": (Interpreter.do_TJ, 1),
     b"'": (Interpreter.do_quote, 1), b'"': (Interpreter.do_dquote, 3),
-    b"Do": (Interpreter.do_Do, 1),
+    b"Do": (Interpreter.do_Do, 1), b"BI": (Interpreter.do_BI, 1),
     b"BMC": (Interpreter.do_BMC, 1), b"BDC": (Interpreter.do_BDC, 2), b"EMC": (Interpreter.do_EMC, 0),
 }
 
@@ -486,6 +508,6 @@ _IGNORED = frozenset(
     op.encode()
     for op in (
         "w J j M d ri i gs m l c v y h re S s f F f* B B* b b* n W W* "
-        "CS cs SC SCN sc scn G g RG rg K k sh BI ID EI d0 d1 MP DP BX EX"
+        "CS cs SC SCN sc scn G g RG rg K k sh ID EI d0 d1 MP DP BX EX"
     ).split()
 )

@@ -74,6 +74,9 @@ class Params:
     max_array_items: int = 100_000
     #: Arrays and dictionaries open inside each other in a content stream.
     max_nesting: int = 64
+    #: Images recorded per page for OCR (images.py); a page tiled in thousands of
+    #: strips is still measured by the first ones.
+    max_page_images: int = 1000
     #: Problem lines kept per page (a stream of stray bytes would give millions).
     max_page_problems: int = 200
     #: R3: ascent and descent (in em) used when neither the font descriptor, the
@@ -109,7 +112,7 @@ class Params:
             raise ValueError("ocr_coverage is a fraction")
         for name in ("max_held_glyphs", "max_stream_bytes", "max_page_bytes", "max_cmap_bytes",
                      "max_cmap_entries", "max_width_entries", "max_string_bytes", "max_array_items",
-                     "max_nesting", "max_page_problems"):
+                     "max_nesting", "max_page_problems", "max_page_images"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer")

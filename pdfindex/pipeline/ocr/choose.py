@@ -1,0 +1,134 @@
+"""Which way up a page reads and in which language, settled per page by measuring.
+
+Tesseract's orientation and script detection (OSD) is a guess from letter shapes:
+on the scanned corpus it called a Korean fax Japanese turned upside down and a
+Japanese phone shot Arabic. So its answer only orders the candidates; a candidate is
+taken on the confidence of reading a band of the page with it, which told the right
+language and the right way up on every corpus page (docs/ocr.md). The band is a
+quarter of the page, so trying several costs less than one full reading; when the
+band holds too few words, the whole page is tried instead.
+
+Candidates are the configured languages: the Latin-script ones read together
+("eng+deu+fra": a page mixes them), each CJK language alone, and ``jpn_vert`` (or
+any ``*_vert``) as top-to-bottom columns.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .acquire import PageImage
+from .engine import Engine, Orientation, Reading
+from .prepare import turned
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
+
+#: A band reading at least this confident ends the search (the right language read
+#: 86-96 on the corpus, the wrong ones at most 84, Japanese on Latin text).
+SURE = 88.0
+#: Fewer words than this in the band say nothing about the language.
+MIN_WORDS = 4
+#: Scripts OSD names → the language a candidate must have to come first.
+_SCRIPT_LANGUAGES = {"Hangul": ("kor",), "Korean": ("kor",), "Japanese": ("jpn", "jpn_vert"),
+                     "Katakana": ("jpn", "jpn_vert"), "Hiragana": ("jpn", "jpn_vert"),
+                     "Han": ("chi_sim", "chi_tra", "jpn", "jpn_vert")}
+_CJK = ("chi_sim", "chi_tra", "jpn", "kor")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    language: str  # "eng+deu+fra", "kor", "jpn_vert", …
+    vertical: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    reading: Reading
+    page: PageImage
+    #: Quarter turns counter-clockwise that were applied.
+    turns: int
+    #: What was tried and why this won, for ``explain``.
+    why: str
+
+
+def candidates(languages: list[str], available: frozenset[str]) -> list[Candidate]:
+    """The configured languages as reading candidates: Latin-script ones together."""
+    usable = [lang for lang in languages if lang in available]
+    base = [lang for lang in usable if lang not in _CJK and not lang.endswith("_vert")]
+    found = [Candidate("+".join(base), False)] if base else []
+    found += [Candidate(lang, False) for lang in usable if lang in _CJK]
+    found += [Candidate(lang, True) for lang in usable if lang.endswith("_vert")]
+    return found
+
+
+def ordered(found: list[Candidate], osd: Orientation | None) -> list[Candidate]:
+    """OSD's script first, then the configured order."""
+    first = _SCRIPT_LANGUAGES.get(osd.script, ()) if osd is not None else ()
+    return sorted(found, key=lambda c: first.index(c.language) if c.language in first else len(first))
+
+
+def _band(page: PageImage) -> Image:
+    """About a quarter of the page from 30 % down, cut where no line is (a line cut
+    in half reads as garbage and would lower the right language's confidence)."""
+    from PIL import Image as PILImage  # deferred: Pillow loads only where pages are OCR'd
+    width, height = page.image.size
+    rows = list(page.image.resize((1, height), PILImage.Resampling.BOX).getdata())
+    blank = max(rows) - 3
+
+    def clear(row: int) -> int:
+        for step in range(int(height * 0.06)):
+            for at in (row - step, row + step):
+                if 0 <= at < height and rows[at] >= blank:
+                    return at
+        return row
+
+    top = clear(int(height * 0.3))
+    bottom = clear(int(height * 0.55))
+    return page.image.crop((0, top, width, max(bottom, top + 1)))
+
+
+def _score(reading: Reading) -> float:
+    return reading.confidence if len(reading.words) >= MIN_WORDS else 0.0
+
+
+def _probe(engine: Engine, page: PageImage, candidate: Candidate, whole: bool) -> float:
+    image = page.image if whole else _band(page)
+    return _score(engine.read(image, candidate.language, candidate.vertical, round(page.dpi[0])))
+
+
+def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool) -> tuple[Candidate, float, str]:
+    tried: list[str] = []
+    best, best_score = options[0], -1.0
+    for candidate in options:
+        score = _probe(engine, page, candidate, whole)
+        tried.append(f"{candidate.language} {score:.0f}")
+        if score > best_score:
+            best, best_score = candidate, score
+        if score >= SURE:
+            break
+    return best, best_score, ", ".join(tried)
+
+
+def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
+    """Read the page the way up and in the language that read it best."""
+    found = candidates(languages, engine.languages)
+    if not found:
+        raise ValueError(f"none of the OCR languages {'+'.join(languages)} has data in {engine.tessdata}")
+    osd = engine.orientation(page.image)
+    options = ordered(found, osd)
+    turns = osd.turns if osd is not None else 0
+    why = f"OSD: {osd.script}, turned {turns * 90}°" if osd is not None else "OSD: no answer"
+    upright = turned(page, turns)
+    whole = False
+    language, score, tried = _best(engine, upright, options, whole)
+    if score <= 0:  # the band holds too little: try the whole page
+        whole = True
+        language, score, tried = _best(engine, upright, options, whole)
+    if turns:  # OSD turned it: keep the turn only if it reads better than the page as it lies
+        plain = _probe(engine, page, language, whole)
+        if plain > score:
+            upright, turns, score = page, 0, plain
+            why += f"; not turned (read {plain:.0f} as it lies)"
+    reading = engine.read(upright.image, language.language, language.vertical, round(upright.dpi[0]))
+    return Choice(reading, upright, turns, f"{why}; tried {tried}; read as {language.language}")

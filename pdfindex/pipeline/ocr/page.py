@@ -1,0 +1,155 @@
+"""OCR of one extracted page: decide, get its pixels, choose how to read them, read,
+and put the words on the page as text with its provenance.
+
+What it changes on the ``Page``: its text and text map (when OCR's text is the one
+indexed), ``source`` ("text", "ocr" or "text+ocr"), ``ocr`` (engine, languages,
+confidence), ``ocr_decision`` (why it was or was not OCR'd) and its problems (a
+refused image, a missing engine: the page keeps its text layer and ``needs_ocr``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import Problem, ProblemCode
+from ..geometry import Rect
+from ..images import PlacedImage
+from ..textmap import TextMap
+from .acquire import ImageRefused, PageImage, PixelMap, page_image
+from .choose import choose
+from .decide import Decision, better, decide
+from .engine import EngineMissing, engine
+from .prepare import square
+from .words import OcrWord, placed_words, text_map
+
+if TYPE_CHECKING:
+    import pypdfium2 as pdfium
+
+    from ..extract import Page
+
+#: Words Tesseract is less sure of than this count as doubtful ("low" share).
+LOW_CONFIDENCE = 60.0
+#: What OCR is asked to read when no language is configured.
+DEFAULT_LANGUAGES = ("eng", "deu", "fra", "kor", "jpn", "jpn_vert", "chi_sim")
+
+
+@dataclass(frozen=True, slots=True)
+class OcrSettings:
+    mode: str = "auto"
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES
+    #: Declared pixels of one image that may be decoded, and of one page render.
+    max_image_pixels: int = 100_000_000
+    max_page_pixels: int = 40_000_000
+    #: Seconds Tesseract may take to read one page (its own deadline).
+    timeout: float = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class OcrInfo:
+    engine: str
+    languages: str
+    #: Mean word confidence (by characters), 0-100.
+    confidence: float
+    #: Share of words under LOW_CONFIDENCE.
+    low_share: float
+    words: int
+    #: How orientation and language were settled (choose.py).
+    how: str
+    #: The recognised words on the page, in text order.
+    boxes: tuple[OcrWord, ...] = field(default=(), repr=False)
+
+
+class Renderer:
+    """A document's pdfium copy, opened on the first page that needs pixels (most
+    documents never do) and closed with the document."""
+
+    def __init__(self, data: bytes, password: str | None) -> None:
+        self.data, self.password = data, password
+        self._document: Any = None
+
+    def __call__(self) -> pdfium.PdfDocument:
+        if self._document is None:
+            import pypdfium2 as pdfium  # deferred: the renderer loads only where a page is OCR'd
+            try:
+                self._document = pdfium.PdfDocument(self.data, password=self.password)
+            except pdfium.PdfiumError as exc:
+                raise ImageRefused(f"the renderer cannot open the file: {exc}") from exc
+        return self._document
+
+    def close(self) -> None:
+        if self._document is not None:
+            self._document.close()
+            self._document = None
+
+
+def ocr_page(document: Renderer, page: Page, settings: OcrSettings, texted: list[Rect] | None = None) -> None:
+    """OCR ``page`` where ``decide`` says so, in place."""
+    decision = decide(settings.mode, page.quality, page.images, page.box, texted)
+    page.ocr_decision = decision.why
+    if decision.action == "none":
+        return
+    try:
+        pdf_page = document()[page.number - 1]
+        if decision.action == "page":
+            _whole(pdf_page, page, settings)
+        else:
+            _regions(pdf_page, page, settings, decision)
+    except EngineMissing as exc:
+        page.problems.append(Problem(ProblemCode.OCR_FAILED, f"not OCR'd: {exc}"))
+    except (ImageRefused, TimeoutError, ValueError, OSError, MemoryError) as exc:
+        page.problems.append(Problem(ProblemCode.OCR_FAILED, f"OCR failed: {exc}"))
+
+
+def _read(image: PageImage, settings: OcrSettings) -> tuple[TextMap[OcrWord], OcrInfo]:
+    ocr = engine()
+    choice = choose(ocr, square(image), list(settings.languages))
+    words = placed_words(choice.reading, choice.page.map)
+    low = sum(1 for w in choice.reading.words if w.confidence < LOW_CONFIDENCE)
+    info = OcrInfo(f"tesseract {ocr.version}", choice.reading.language, round(choice.reading.confidence, 1),
+                   round(low / len(words), 3) if words else 0.0, len(words), choice.why, tuple(words))
+    return text_map(choice.reading, words), info
+
+
+def _whole(pdf_page: pdfium.PdfPage, page: Page, settings: OcrSettings) -> None:
+    image = page_image(pdf_page, page.box, page.rotation, page.images, settings.max_image_pixels,
+                       settings.max_page_pixels)
+    mapped, info = _read(image, settings)
+    page.ocr = info
+    if page.quality.glyphs and not better(info.confidence, page.quality):
+        page.ocr_decision += (f"; the text layer kept (coverage {page.quality.coverage or 0:.0%} against "
+                              f"OCR confidence {info.confidence:.0f} %)")
+        return
+    if page.quality.glyphs:
+        page.ocr_decision += f"; OCR's text indexed (confidence {info.confidence:.0f} %)"
+    page.text, page.text_map, page.source = mapped.text, mapped, "ocr"
+
+
+def _regions(pdf_page: pdfium.PdfPage, page: Page, settings: OcrSettings, decision: Decision) -> None:
+    from .acquire import render  # the page drawn once; each region read from its crop
+    image = render(pdf_page, page.box, page.rotation, page.images, settings.max_image_pixels,
+                   settings.max_page_pixels)
+    texts = []
+    for region in decision.regions:
+        mapped, info = _read(_crop(image, region), settings)
+        if mapped.text.strip():
+            texts.append(mapped.text)
+            page.ocr = info
+    if texts:
+        page.text = "\n\n".join([page.text, *texts]) if page.text else "\n\n".join(texts)
+        page.text_map = None  # the text map covers the text layer alone
+        page.source = "text+ocr"
+
+
+def _crop(image: PageImage, region: PlacedImage) -> PageImage:
+    """The part of a page render an image covers."""
+    a, b, c, d, e, f = image.map.matrix  # pixels → page, axis-aligned for a render
+    x0, y0, x1, y1 = region.bbox
+    left, right = sorted(((x0 - e) / a, (x1 - e) / a))
+    top, bottom = sorted(((y0 - f) / d, (y1 - f) / d))
+    width, height = image.image.size
+    box = (max(0, int(left)), max(0, int(top)), min(width, int(right) + 1), min(height, int(bottom) + 1))
+    cropped = image.image.crop(box)
+    return PageImage(cropped, image.dpi, image.map.then((1.0, 0.0, 0.0, 1.0, box[0], box[1])), image.origin)
+
+
+__all__ = ["DEFAULT_LANGUAGES", "OcrInfo", "OcrSettings", "PixelMap", "Renderer", "ocr_page"]
