@@ -6,10 +6,14 @@ import re
 import sys
 
 from pdfindex.contract.display import shown
+from pdfindex.config.settings import load as load_settings
+from pdfindex.config.settings import ocr_languages
 from pdfindex.contract.shapes import JSON_VERSION, problems_json
 from pdfindex.pipeline import PdfFile, export_text, iter_pages, parse_page_ranges
 from pdfindex.pipeline.errors import as_problem
 from pdfindex.pipeline.export import FORM_FEED
+from pdfindex.pipeline.extract import Page
+from pdfindex.pipeline.ocr.options import OcrSettings
 
 from .errors import EXIT_USAGE, CliError
 from .terminal import write_json
@@ -44,23 +48,17 @@ def cmd_extract(args: argparse.Namespace) -> int:
         raise CliError("--json cannot be combined with -o, --separator or --bom", EXIT_USAGE)
     pdf = PdfFile(args.file, args.password)
     numbers = _pages_arg(pdf, args.pages)
+    ocr = ocr_settings(args)
     if args.output or args.separator is not None or args.bom:
-        return _export(pdf, numbers, args)
+        return _export(pdf, numbers, args, ocr)
     out = sys.stdout
     if args.json:
-        pages = []
-        for page in iter_pages(pdf, numbers, layout=args.layout):
-            q = page.quality
-            pages.append({
-                "page": page.number, "text": page.text, "glyphs": q.glyphs, "unresolved": q.unresolved,
-                "coverage": None if q.coverage is None else round(q.coverage, 4), "needs_ocr": q.needs_ocr,
-                "suspect": bool(q.suspect),
-                "problems": problems_json(map(as_problem, page.problems)),
-            })
+        pages = [page_json(page) for page in iter_pages(pdf, numbers, layout=args.layout, ocr=ocr,
+                                                         password=args.password)]
         write_json({"version": JSON_VERSION, "file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out)
         return 0
     first = True
-    for page in iter_pages(pdf, numbers, layout=args.layout):
+    for page in iter_pages(pdf, numbers, layout=args.layout, ocr=ocr, password=args.password):
         if not first:
             out.write("\f")
         out.write(page.text)
@@ -69,17 +67,42 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export(pdf: PdfFile, numbers: list[int] | None, args: argparse.Namespace) -> int:
+def ocr_settings(args: argparse.Namespace) -> OcrSettings:
+    """``--ocr`` and ``--ocr-languages`` over PDFINDEX_OCR and PDFINDEX_OCR_LANGUAGES."""
+    settings = load_settings()
+    languages = ocr_languages(args.ocr_languages) if args.ocr_languages else settings.ocr_languages
+    return OcrSettings(args.ocr or settings.ocr, languages, timeout=settings.ocr_page_timeout)
+
+
+def page_json(page: Page) -> dict[str, object]:
+    """A page of ``extract --json`` (docs/json.md)."""
+    q = page.quality
+    info = page.ocr
+    return {
+        "page": page.number, "text": page.text, "glyphs": q.glyphs, "unresolved": q.unresolved,
+        "coverage": None if q.coverage is None else round(q.coverage, 4),
+        "needs_ocr": q.needs_ocr and page.source == "text", "suspect": bool(q.suspect),
+        "source": page.source,
+        "ocr": None if info is None else {
+            "engine": info.engine, "languages": info.languages, "confidence": info.confidence,
+            "low_confidence_share": info.low_share, "words": info.words, "how": info.how},
+        "ocr_decision": page.ocr_decision,
+        "problems": problems_json(map(as_problem, page.problems)),
+    }
+
+
+def _export(pdf: PdfFile, numbers: list[int] | None, args: argparse.Namespace, ocr: OcrSettings) -> int:
     """R16: the range as one text, ``--separator`` between pages; to OUT (and a line
     on stderr saying how many pages went there) or to standard output."""
     separator = FORM_FEED if args.separator is None else separator_arg(args.separator)
     if not args.output:
         sys.stdout.flush()
-        export_text(pdf, sys.stdout.buffer, pages=numbers, separator=separator, bom=args.bom, layout=args.layout)
+        export_text(pdf, sys.stdout.buffer, pages=numbers, separator=separator, bom=args.bom, layout=args.layout,
+                    ocr=ocr, password=args.password)
         return 0
     try:
         written = export_text(pdf, args.output, pages=numbers, separator=separator, bom=args.bom,
-                              layout=args.layout)
+                              layout=args.layout, ocr=ocr)
     except OSError as exc:
         raise CliError(f"{shown(args.output)}: cannot write: {exc.strerror or exc}") from None
     print(f"pdfindex: {shown(pdf.name)}: {written} page{'s' if written != 1 else ''} written to "

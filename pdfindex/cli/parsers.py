@@ -15,7 +15,7 @@ from typing import Any
 from pdfindex import __version__
 from pdfindex.contract.limits import COUNT_CAP, MAX_SHARDS
 from pdfindex.contract.problems import PROBLEM_CODES
-from pdfindex.contract.enums import SORT_ORDERS, Status
+from pdfindex.contract.enums import OCR_MODES, SORT_ORDERS, Status
 
 from .arguments import (
     coverage_arg,
@@ -159,6 +159,7 @@ def _add_extraction(sub: Any) -> None:
     p.add_argument("--bom", action="store_true", help="begin with a UTF-8 byte order mark")
     p.add_argument("--layout", action="store_true",
                    help="keep the page's arrangement: columns side by side, table cells aligned (R15)")
+    _ocr_args(p)
 
     p = sub.add_parser("explain", help="why a page's text came out as it did: each glyph's gap, threshold "
                                        "and decision, with the SPEC rule behind it")
@@ -172,6 +173,15 @@ def _add_extraction(sub: Any) -> None:
     p.add_argument("file", help="the PDF")
     p.add_argument("--page", type=int, required=True, help="the page, from 1")
     p.add_argument("--password", help="the PDF's user or owner password")
+
+
+def _ocr_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ocr", choices=OCR_MODES,
+                   help="OCR pages without a usable text layer (auto), none (off) or every page (force); "
+                        "default PDFINDEX_OCR, else auto")
+    p.add_argument("--ocr-languages", metavar="LANGS",
+                   help="Tesseract languages joined by +, e.g. eng+deu+kor (default PDFINDEX_OCR_LANGUAGES, "
+                        "else eng+deu+fra+kor+jpn+jpn_vert+chi_sim)")
 
 
 def _add_ingestion(sub: Any) -> None:

@@ -7,15 +7,23 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from pdfindex.contract.enums import OCR_MODES
 from pdfindex.contract.limits import MAX_SHARDS
 
 N = TypeVar("N", int, float)
+
+
+#: The languages OCR reads unless told: English, German, French (read together),
+#: Korean, Japanese across and down, Simplified Chinese.
+OCR_LANGUAGES = ("eng", "deu", "fra", "kor", "jpn", "jpn_vert", "chi_sim")
+_LANGUAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,31}")
 
 
 class SettingsError(ValueError):
@@ -164,6 +172,14 @@ class Settings:
     signing_key: Path | None = None
     signing_cert: Path | None = None
     signing_cert_store: str = ""
+    #: PDFINDEX_OCR: which pages are OCR'd: auto (those without a usable text layer),
+    #: off, force (every page).
+    ocr: str = "auto"
+    #: PDFINDEX_OCR_LANGUAGES: Tesseract languages OCR may read, joined by "+"; the
+    #: Latin-script ones are read together, the others tried per page (issue 22).
+    ocr_languages: tuple[str, ...] = OCR_LANGUAGES
+    #: PDFINDEX_OCR_PAGE_TIMEOUT: seconds OCR may take on one page.
+    ocr_page_timeout: float = 120.0
 
     @property
     def signing(self) -> bool:
@@ -192,8 +208,36 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         result_backend=(env.get("PDFINDEX_RESULT_BACKEND") or "").strip() or broker,
         roots=_roots(env),
         password_file=_absolute_path(env, "PDFINDEX_PASSWORD_FILE"),
+        ocr=_choice(env, "PDFINDEX_OCR", OCR_MODES),
+        ocr_languages=ocr_languages(env.get("PDFINDEX_OCR_LANGUAGES") or "", "PDFINDEX_OCR_LANGUAGES"),
+        ocr_page_timeout=_number(env, "PDFINDEX_OCR_PAGE_TIMEOUT", 120.0, 1.0),
         **_signing(env),  # type: ignore[arg-type]
     )
+
+
+def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
+    """One of ``choices`` (the first by default), case-insensitive."""
+    raw = (env.get(name) or "").strip().lower()
+    if not raw:
+        return choices[0]
+    if raw not in choices:
+        raise SettingsError(f"{name}={raw!r} is not one of {', '.join(choices)}")
+    return raw
+
+
+def ocr_languages(raw: str, name: str = "--ocr-languages") -> tuple[str, ...]:
+    """Tesseract language names joined by "+" ("eng+deu+kor"), each checked: a name
+    becomes a file name in the language data folder, so nothing but letters, digits
+    and underscores."""
+    if not raw.strip():
+        return OCR_LANGUAGES
+    names = tuple(dict.fromkeys(part.strip() for part in raw.split("+") if part.strip()))
+    for part in names:
+        if not _LANGUAGE_NAME.fullmatch(part):
+            raise SettingsError(f"{name}: {part!r} is not a Tesseract language name (such as eng, deu, jpn_vert)")
+    if not names:
+        raise SettingsError(f"{name}: no language given")
+    return names
 
 
 def _signing(env: Mapping[str, str]) -> dict[str, Path | str | None]:

@@ -20,3 +20,10 @@ class Status(StrEnum):
 #: the values where the parameter is.
 SortOrder = Literal["score", "date", "path"]
 SORT_ORDERS: tuple[SortOrder, ...] = get_args(SortOrder)
+
+#: Which pages are OCR'd (PDFINDEX_OCR, ``--ocr``), the default first: OCRmyPDF's
+#: modes, which users know. auto: pages without a usable text layer; off; force: all.
+OCR_MODES = ("auto", "off", "force")
+#: Where a page's text comes from: its text layer, OCR, or the text layer and then
+#: OCR of its images without text (``source:ocr`` in a query).
+TEXT_SOURCES = ("text", "ocr", "text+ocr")

@@ -24,6 +24,14 @@ class PageRecord:
     needs_ocr: bool
     #: The page's problems, in the order extraction recorded them.
     problems: tuple[Problem, ...] = ()
+    #: Where ``text`` comes from: "text" (the text layer), "ocr", "text+ocr" (OCR
+    #: of the images without text added after the text layer's).
+    source: str = "text"
+    #: For OCR'd text: the mean word confidence (0-100) and the languages read.
+    ocr_confidence: float | None = None
+    ocr_languages: str = ""
+    #: Chosen for OCR, which has not run yet (it runs after the text pages: issue 22).
+    ocr_pending: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +61,9 @@ class DocumentRecord:
     paths: list[str] = field(default_factory=list)
     #: Problems of its pages, summed: code -> how many (a page may count several).
     problems: dict[str, int] = field(default_factory=dict)
+    #: Pages waiting for OCR; None in an index from before OCR (its needs-OCR pages
+    #: are then taken as waiting).
+    ocr_pending: int | None = 0
 
     @property
     def all_paths(self) -> list[str]:
@@ -98,6 +109,10 @@ class Hit:
     paths: list[str] = field(default_factory=list)
     #: the page's problems (empty in an index written before schema 5)
     problems: list[Problem] = field(default_factory=list)
+    #: where the page's text comes from ("text", "ocr", "text+ocr") and, OCR'd, its
+    #: mean word confidence (0-100)
+    source: str = "text"
+    ocr_confidence: float | None = None
 
 
 @dataclass(slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .annotations import appearances
 from .assemble import PageText, replace_actual_text, visible
@@ -19,10 +20,13 @@ from .params import DEFAULT_PARAMS, Params
 from .quality import Quality, from_counts
 from .streams import page_budget
 from .images import PlacedImage
-from .ocr.decide import needs_regions_check
-from .ocr.page import OcrInfo, OcrSettings, Renderer, ocr_page
-from .ocr.words import OcrWord
+from .ocr.decide import decide, needs_regions_check
+from .ocr.options import OcrSettings
 from .textmap import TextMap
+
+if TYPE_CHECKING:
+    from .ocr.page import OcrInfo, Renderer
+    from .ocr.words import OcrWord
 
 
 #: observe(drawn, shown): see extract_page.
@@ -161,18 +165,32 @@ def iter_pages(pdf: PdfFile, pages: Iterable[int] | None = None, *, params: Para
     each OCR'd as ``ocr`` decides (None: not at all)."""
     fonts: dict[object, Font] = {}
     numbers = range(1, pdf.page_count + 1) if pages is None else pages
-    renderer = Renderer(pdf.data, password)
+    renderer: list[Renderer] = []  # made for the first page OCR reads
     try:
         for number in numbers:
             if 1 <= number <= pdf.page_count:
                 page = extract_page(pdf, number, fonts, params=params, keep_glyphs=keep_glyphs, layout=layout)
-                if ocr is not None and ocr.mode != "off":
-                    texted = _texted(pdf, number, params) if needs_regions_check(
-                        ocr.mode, page.quality, page.images, page.box) else None
-                    ocr_page(renderer, page, ocr, texted)
+                if ocr is not None:
+                    _ocr(pdf, page, ocr, password, renderer, params)
                 yield page
     finally:
-        renderer.close()
+        for made in renderer:
+            made.close()
+
+
+def _ocr(pdf: PdfFile, page: Page, ocr: OcrSettings, password: str | None, renderer: list[Renderer],
+         params: Params) -> None:
+    """Decide whether ``page`` is OCR'd (decide.py), and OCR it if so."""
+    texted = _texted(pdf, page.number, params) if needs_regions_check(
+        ocr.mode, page.quality, page.images, page.box) else None
+    decision = decide(ocr.mode, page.quality, page.images, page.box, texted)
+    page.ocr_decision = decision.why
+    if decision.action == "none":
+        return
+    from .ocr import page as ocr_stage  # noqa: PLC0415 - Tesseract, Pillow, pdfium: only where pages are OCR'd
+    if not renderer:
+        renderer.append(ocr_stage.Renderer(pdf.data, password))
+    ocr_stage.ocr_page(renderer[0], page, ocr, decision)
 
 
 def _texted(pdf: PdfFile, number: int, params: Params) -> list[Rect]:

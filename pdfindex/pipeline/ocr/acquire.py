@@ -16,14 +16,12 @@ where it is on the page (marks, explain).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+import pypdfium2 as pdfium
+from PIL.Image import Image
 
 from ..geometry import Matrix, Rect, mult
 from ..images import PlacedImage, full_page_image
-
-if TYPE_CHECKING:
-    import pypdfium2 as pdfium
-    from PIL.Image import Image
 
 #: A render's resolution: at least this (OCR reads 10 pt type badly below ~200 dpi)
 #: and at most that (more pixels cost time and read no better).
@@ -62,7 +60,6 @@ class PageImage:
 
 def native(pdf_page: pdfium.PdfPage, placed: PlacedImage, max_pixels: int) -> PageImage:
     """The full-page image's own pixels, turned so its rows run as on the page."""
-    import pypdfium2 as pdfium  # deferred: the renderer loads only where a page is OCR'd
     if placed.pixels > max_pixels:
         raise ImageRefused(f"page image of {placed.width} × {placed.height} pixels is over the OCR cap "
                            f"of {max_pixels:,}")

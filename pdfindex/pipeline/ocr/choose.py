@@ -15,14 +15,13 @@ any ``*_vert``) as top-to-bottom columns.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+from PIL import Image as PILImage
+from PIL.Image import Image
 
 from .acquire import PageImage
 from .engine import Engine, Orientation, Reading
 from .prepare import turned
-
-if TYPE_CHECKING:
-    from PIL.Image import Image
 
 #: A band reading at least this confident ends the search (the right language read
 #: 86-96 on the corpus, the wrong ones at most 84, Japanese on Latin text).
@@ -71,7 +70,6 @@ def ordered(found: list[Candidate], osd: Orientation | None) -> list[Candidate]:
 def _band(page: PageImage) -> Image:
     """About a quarter of the page from 30 % down, cut where no line is (a line cut
     in half reads as garbage and would lower the right language's confidence)."""
-    from PIL import Image as PILImage  # deferred: Pillow loads only where pages are OCR'd
     width, height = page.image.size
     rows = list(page.image.resize((1, height), PILImage.Resampling.BOX).getdata())
     blank = max(rows) - 3
@@ -89,25 +87,38 @@ def _band(page: PageImage) -> Image:
 
 
 def _score(reading: Reading) -> float:
-    return reading.confidence if len(reading.words) >= MIN_WORDS else 0.0
+    """Confidence, discounted below MIN_WORDS words (three sure words of a wrong
+    language must not beat a page of doubtful right ones)."""
+    return reading.confidence * min(1.0, len(reading.words) / MIN_WORDS)
 
 
-def _probe(engine: Engine, page: PageImage, candidate: Candidate, whole: bool) -> float:
+def _probe(engine: Engine, page: PageImage, candidate: Candidate, whole: bool) -> Reading:
     image = page.image if whole else _band(page)
-    return _score(engine.read(image, candidate.language, candidate.vertical, round(page.dpi[0])))
+    return engine.read(image, candidate.language, candidate.vertical, round(page.dpi[0]))
 
 
-def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool) -> tuple[Candidate, float, str]:
+@dataclass(slots=True)
+class _Best:
+    candidate: Candidate
+    score: float
+    #: The probe's reading when it read the whole page (it is then the page's).
+    reading: Reading | None
+    tried: str
+
+
+def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool) -> _Best:
     tried: list[str] = []
-    best, best_score = options[0], -1.0
+    best = _Best(options[0], -1.0, None, "")
     for candidate in options:
-        score = _probe(engine, page, candidate, whole)
+        reading = _probe(engine, page, candidate, whole)
+        score = _score(reading)
         tried.append(f"{candidate.language} {score:.0f}")
-        if score > best_score:
-            best, best_score = candidate, score
+        if score > best.score:
+            best = _Best(candidate, score, reading if whole else None, "")
         if score >= SURE:
             break
-    return best, best_score, ", ".join(tried)
+    best.tried = ", ".join(tried)
+    return best
 
 
 def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
@@ -121,14 +132,16 @@ def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
     why = f"OSD: {osd.script}, turned {turns * 90}°" if osd is not None else "OSD: no answer"
     upright = turned(page, turns)
     whole = False
-    language, score, tried = _best(engine, upright, options, whole)
-    if score <= 0:  # the band holds too little: try the whole page
+    best = _best(engine, upright, options, whole)
+    if best.score < SURE / 2:  # the band holds too little to tell: try the whole page
         whole = True
-        language, score, tried = _best(engine, upright, options, whole)
+        best = _best(engine, upright, options, whole)
     if turns:  # OSD turned it: keep the turn only if it reads better than the page as it lies
-        plain = _probe(engine, page, language, whole)
-        if plain > score:
-            upright, turns, score = page, 0, plain
-            why += f"; not turned (read {plain:.0f} as it lies)"
-    reading = engine.read(upright.image, language.language, language.vertical, round(upright.dpi[0]))
-    return Choice(reading, upright, turns, f"{why}; tried {tried}; read as {language.language}")
+        plain = _probe(engine, page, best.candidate, whole)
+        if _score(plain) > best.score:
+            upright, turns = page, 0
+            best = _Best(best.candidate, _score(plain), plain if whole else None, best.tried)
+            why += f"; not turned (read {best.score:.0f} as it lies)"
+    chosen = best.candidate
+    reading = best.reading or engine.read(upright.image, chosen.language, chosen.vertical, round(upright.dpi[0]))
+    return Choice(reading, upright, turns, f"{why}; tried {best.tried}; read as {chosen.language}")

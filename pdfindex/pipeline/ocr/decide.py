@@ -20,7 +20,6 @@ from ..geometry import Rect
 from ..images import PlacedImage, area_share
 from ..quality import Quality
 
-MODES = ("auto", "off", "force")
 #: A page without text showing images over this share of it is a scan.
 SCAN_SHARE = 0.2
 #: An image without text over it, this share of a page with text, is read alone.

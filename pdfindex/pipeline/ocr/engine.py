@@ -101,7 +101,7 @@ class Engine:
 
     def __init__(self, timeout: float = 120.0) -> None:
         try:
-            import tesserocr  # deferred: the C library loads only where pages are OCR'd
+            import tesserocr  # noqa: PLC0415 - Tesseract: EngineMissing, not an ImportError, where it lacks
         except ImportError as exc:  # pragma: no cover - a broken install
             raise EngineMissing(f"the OCR engine is not installed (pip install tesserocr): {exc}") from exc
         self._tesserocr = tesserocr
@@ -161,7 +161,10 @@ class Engine:
                 block += 1
             if item.IsAtBeginningOf(level.TEXTLINE):
                 line += 1
-            text = (item.GetUTF8Text(level.WORD) or "").strip()
+            try:
+                text = (item.GetUTF8Text(level.WORD) or "").strip()
+            except RuntimeError:  # "No text returned": a word box without a reading
+                continue
             box = item.BoundingBox(level.WORD)
             if not text or box is None:
                 continue
@@ -180,9 +183,10 @@ class Engine:
 _ENGINE: Engine | None = None
 
 
-def engine() -> Engine:
+def engine(timeout: float = 120.0) -> Engine:
     """This process's engine, made on first use (EngineMissing when there is none)."""
-    global _ENGINE
+    global _ENGINE  # noqa: PLW0603 - one engine a process: its models load once
     if _ENGINE is None:
-        _ENGINE = Engine()
+        _ENGINE = Engine(timeout)
+    _ENGINE.timeout_ms = int(timeout * 1000)
     return _ENGINE

@@ -11,37 +11,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import pypdfium2 as pdfium
+
 from ..errors import Problem, ProblemCode
-from ..geometry import Rect
 from ..images import PlacedImage
 from ..textmap import TextMap
-from .acquire import ImageRefused, PageImage, PixelMap, page_image
+from .acquire import ImageRefused, PageImage, PixelMap, page_image, render
 from .choose import choose
-from .decide import Decision, better, decide
+from .decide import Decision, better
+from .options import OcrSettings
 from .engine import EngineMissing, engine
 from .prepare import square
 from .words import OcrWord, placed_words, text_map
 
 if TYPE_CHECKING:
-    import pypdfium2 as pdfium
-
     from ..extract import Page
 
 #: Words Tesseract is less sure of than this count as doubtful ("low" share).
 LOW_CONFIDENCE = 60.0
-#: What OCR is asked to read when no language is configured.
-DEFAULT_LANGUAGES = ("eng", "deu", "fra", "kor", "jpn", "jpn_vert", "chi_sim")
-
-
-@dataclass(frozen=True, slots=True)
-class OcrSettings:
-    mode: str = "auto"
-    languages: tuple[str, ...] = DEFAULT_LANGUAGES
-    #: Declared pixels of one image that may be decoded, and of one page render.
-    max_image_pixels: int = 100_000_000
-    max_page_pixels: int = 40_000_000
-    #: Seconds Tesseract may take to read one page (its own deadline).
-    timeout: float = 120.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +56,6 @@ class Renderer:
 
     def __call__(self) -> pdfium.PdfDocument:
         if self._document is None:
-            import pypdfium2 as pdfium  # deferred: the renderer loads only where a page is OCR'd
             try:
                 self._document = pdfium.PdfDocument(self.data, password=self.password)
             except pdfium.PdfiumError as exc:
@@ -82,12 +68,8 @@ class Renderer:
             self._document = None
 
 
-def ocr_page(document: Renderer, page: Page, settings: OcrSettings, texted: list[Rect] | None = None) -> None:
-    """OCR ``page`` where ``decide`` says so, in place."""
-    decision = decide(settings.mode, page.quality, page.images, page.box, texted)
-    page.ocr_decision = decision.why
-    if decision.action == "none":
-        return
+def ocr_page(document: Renderer, page: Page, settings: OcrSettings, decision: Decision) -> None:
+    """OCR ``page`` as ``decision`` says (decide.py), in place."""
     try:
         pdf_page = document()[page.number - 1]
         if decision.action == "page":
@@ -96,12 +78,12 @@ def ocr_page(document: Renderer, page: Page, settings: OcrSettings, texted: list
             _regions(pdf_page, page, settings, decision)
     except EngineMissing as exc:
         page.problems.append(Problem(ProblemCode.OCR_FAILED, f"not OCR'd: {exc}"))
-    except (ImageRefused, TimeoutError, ValueError, OSError, MemoryError) as exc:
+    except (ImageRefused, TimeoutError, ValueError, OSError, MemoryError, RuntimeError) as exc:
         page.problems.append(Problem(ProblemCode.OCR_FAILED, f"OCR failed: {exc}"))
 
 
 def _read(image: PageImage, settings: OcrSettings) -> tuple[TextMap[OcrWord], OcrInfo]:
-    ocr = engine()
+    ocr = engine(settings.timeout)
     choice = choose(ocr, square(image), list(settings.languages))
     words = placed_words(choice.reading, choice.page.map)
     low = sum(1 for w in choice.reading.words if w.confidence < LOW_CONFIDENCE)
@@ -125,7 +107,6 @@ def _whole(pdf_page: pdfium.PdfPage, page: Page, settings: OcrSettings) -> None:
 
 
 def _regions(pdf_page: pdfium.PdfPage, page: Page, settings: OcrSettings, decision: Decision) -> None:
-    from .acquire import render  # the page drawn once; each region read from its crop
     image = render(pdf_page, page.box, page.rotation, page.images, settings.max_image_pixels,
                    settings.max_page_pixels)
     texts = []
@@ -142,7 +123,7 @@ def _regions(pdf_page: pdfium.PdfPage, page: Page, settings: OcrSettings, decisi
 
 def _crop(image: PageImage, region: PlacedImage) -> PageImage:
     """The part of a page render an image covers."""
-    a, b, c, d, e, f = image.map.matrix  # pixels → page, axis-aligned for a render
+    a, _, _, d, e, f = image.map.matrix  # pixels → page, axis-aligned for a render
     x0, y0, x1, y1 = region.bbox
     left, right = sorted(((x0 - e) / a, (x1 - e) / a))
     top, bottom = sorted(((y0 - f) / d, (y1 - f) / d))
@@ -152,4 +133,4 @@ def _crop(image: PageImage, region: PlacedImage) -> PageImage:
     return PageImage(cropped, image.dpi, image.map.then((1.0, 0.0, 0.0, 1.0, box[0], box[1])), image.origin)
 
 
-__all__ = ["DEFAULT_LANGUAGES", "OcrInfo", "OcrSettings", "PixelMap", "Renderer", "ocr_page"]
+__all__ = ["OcrInfo", "PixelMap", "Renderer", "ocr_page"]

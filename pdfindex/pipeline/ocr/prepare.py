@@ -9,15 +9,13 @@ scanned corpus (docs/ocr.md), and each keeping the ``PixelMap`` true.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from PIL import Image as PILImage
+from PIL.Image import Image
 
 from .acquire import PageImage
 
-if TYPE_CHECKING:
-    from PIL.Image import Image
-
 #: Below this resolution an image is scaled up to TARGET_DPI.
-LOW_DPI = 250.0
+LOW_DPI = 180.0
 TARGET_DPI = 300.0
 #: Pixels an upscaled image may have (the page cap of acquire.py still bounds the rest).
 MAX_UPSCALED_PIXELS = 60_000_000
@@ -25,7 +23,6 @@ MAX_UPSCALED_PIXELS = 60_000_000
 
 def square(page: PageImage) -> PageImage:
     """Pixels made square, and lifted to TARGET_DPI when either side is below LOW_DPI."""
-    from PIL import Image as PILImage  # deferred: Pillow loads only where pages are OCR'd
     dpi_x, dpi_y = page.dpi
     if dpi_x <= 0 or dpi_y <= 0:
         return page
@@ -46,7 +43,6 @@ def square(page: PageImage) -> PageImage:
 
 def turned(page: PageImage, turns: int) -> PageImage:
     """The image turned ``turns`` quarter turns counter-clockwise."""
-    from PIL import Image as PILImage  # deferred: Pillow loads only where pages are OCR'd
     turns %= 4
     if not turns:
         return page

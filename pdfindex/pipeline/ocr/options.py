@@ -1,0 +1,23 @@
+"""What OCR is asked to do: the mode, the languages, the bounds. Light on purpose:
+extraction imports it for every document, the OCR stage only for pages it reads."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pdfindex.config.settings import OCR_LANGUAGES, Settings
+
+
+@dataclass(frozen=True, slots=True)
+class OcrSettings:
+    #: auto, off or force (contract.enums.OCR_MODES; decide.py).
+    mode: str = "auto"
+    languages: tuple[str, ...] = OCR_LANGUAGES
+    #: Declared pixels of one image that may be decoded, and of one page render.
+    max_image_pixels: int = 100_000_000
+    max_page_pixels: int = 40_000_000
+    #: Seconds Tesseract may take to read one page (its own deadline).
+    timeout: float = 120.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings, mode: str | None = None) -> OcrSettings:
+        return cls(mode or settings.ocr, settings.ocr_languages, timeout=settings.ocr_page_timeout)
