@@ -189,6 +189,10 @@ def render_summary(summary: Summary, signal_name: str | None = None) -> str:
         f"  mean coverage:        {coverage}",
         f"  pages needing OCR:    {summary.needs_ocr}",
     ]
+    if summary.ocr_queued:
+        lines.append(f"  pages OCR'd:          {summary.ocr_pages} of {summary.ocr_queued}"
+                     + (f" (OCR failed for {summary.ocr_given_up} file(s): see `pdfindex list --problems ocr_failed`)"
+                        if summary.ocr_given_up else ""))
     skipped = _skipped(summary)
     if skipped:
         lines.append(skipped)

@@ -44,7 +44,8 @@ def _print_listing(listing: Listing, pages: bool, problems: bool = False, path_g
     out = sys.stdout
     if pages:
         for hit in listing.pages:
-            quality = "no text" if hit.coverage is None else f"coverage {hit.coverage:.2f}"
+            quality = ("no text" if hit.coverage is None else f"coverage {hit.coverage:.2f}") \
+                if hit.source != "ocr" or hit.ocr_confidence is None else f"OCR {hit.ocr_confidence:.0f} %"
             out.write(f"{shown(hit.path)}  p.{hit.page}  {quality}{'  needs OCR' if hit.needs_ocr else ''}\n")
             if problems:
                 for problem in hit.problems:

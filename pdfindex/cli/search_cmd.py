@@ -59,8 +59,12 @@ def _score(score: float | None) -> str:
     return "" if score is None else f"  score {score:.2f}"
 
 
-def _coverage(value: float | None) -> str:
-    return "no text" if value is None else f"coverage {value:.2f}"
+def _coverage(hit: Hit) -> str:
+    """The page's text quality: a text layer's coverage, or OCR's confidence."""
+    if hit.source == "ocr" and hit.ocr_confidence is not None:
+        return f"OCR {hit.ocr_confidence:.0f} %"
+    quality = "no text" if hit.coverage is None else f"coverage {hit.coverage:.2f}"
+    return quality + (" + OCR" if hit.source == "text+ocr" else "")
 
 
 def _day(stamp: float | None) -> str:
@@ -92,11 +96,11 @@ def _print_result(result: SearchResult, offset: int, bold: bool) -> None:
             numbers = ", ".join(str(h.page) for h in group.pages)
             out.write(f"{shown(group.path)}  pages {numbers}{_score(group.score)}\n")
             out.write(_about(best))
-            out.write(f"    p.{best.page} ({_coverage(best.coverage)}): {_marked(best, bold)}\n")
+            out.write(f"    p.{best.page} ({_coverage(best)}): {_marked(best, bold)}\n")
         unit, shown_count = "document", len(result.groups)
     else:
         for hit in result.hits:
-            out.write(f"{shown(hit.path)}  p.{hit.page}{_score(hit.score)}  {_coverage(hit.coverage)}\n")
+            out.write(f"{shown(hit.path)}  p.{hit.page}{_score(hit.score)}  {_coverage(hit)}\n")
             out.write(_about(hit))
             out.write(f"    {_marked(hit, bold)}\n")
         unit, shown_count = "page", len(result.hits)

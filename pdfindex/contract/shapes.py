@@ -27,6 +27,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
     return {
         "path": hit.path, "page": hit.page, "score": _score(hit.score), "title": hit.title,
         "coverage": None if hit.coverage is None else round(hit.coverage, 4), "needs_ocr": hit.needs_ocr,
+        "source": hit.source, "ocr_confidence": hit.ocr_confidence,
         "snippet": hit.snippet, "highlights": [[s.start, s.end] for s in hit.spans], "doc_hash": hit.doc_hash,
         "author": hit.author, "created": hit.created, "modified": hit.modified,
         "paths": list(hit.paths or [hit.path]), "problems": problems_json(hit.problems),

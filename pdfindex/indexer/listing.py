@@ -244,4 +244,5 @@ def _page_hit(stored: dict[str, Any], glob: str | None = None) -> Hit:
     return Hit(doc_hash=stored["doc_hash"], path=stored.get("path", ""), page=stored.get("page", 0), score=0.0,
                coverage=stored.get("coverage"), needs_ocr=bool(stored.get("needs_ocr", False)),
                title=stored.get("title", ""), snippet=snippet, paths=list(stored.get("paths") or []),
-               problems=list(problems_of(stored)))
+               problems=list(problems_of(stored)), source=stored.get("source", "text"),
+               ocr_confidence=stored.get("ocr_confidence"))

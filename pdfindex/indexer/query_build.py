@@ -14,6 +14,7 @@ from typing import Any
 from whoosh.index import Index
 from whoosh.query import And, AndMaybe, Every, FuzzyTerm, Not, NullQuery, Or, Prefix, Query, Term, TermRange, Wildcard
 
+from pdfindex.contract.enums import TEXT_SOURCES
 from pdfindex.contract.records import Status
 
 from .analysis import is_cjk
@@ -32,6 +33,8 @@ FUZZY_PREFIX = 1
 DEFAULT_FIELDS: dict[str, float] = {"text": 1.0, "title": 1.5, "filename": 1.0}
 
 _STATUSES = tuple(str(s) for s in Status)
+#: Fields of a closed set of values, matched whole and lowercased, each value checked.
+_CLOSED = {"status": ("status", _STATUSES), "source": ("text source", TEXT_SOURCES)}
 _PREFIX = re.compile(r"([^*?]+)\*")
 
 
@@ -150,7 +153,7 @@ class _Builder:
 
     def _analyse(self, name: str, text: str, tokenize: bool = True) -> list[str]:
         return [t.text for t in self.schema[name].analyzer(text, mode="query", tokenize=tokenize)
-                if t.text] if name != "status" else ([text] if text else [])
+                if t.text] if name not in _CLOSED else ([text.lower()] if text else [])
 
     def _fields(self, fields: tuple[str, ...]) -> list[tuple[str, float]]:
         boosts = DEFAULT_FIELDS if fields == self.default else {}
@@ -189,12 +192,12 @@ class _Builder:
         plain = not node.wild and node.edits is None
         subs: list[Query] = []
         for name, boost in self._fields(fields):
-            text = node.text.lower() if name == "status" else node.text
+            text = node.text.lower() if name in _CLOSED else node.text
             if not plain:
                 subs.extend(self._patterns(name, text, node.edits, boost * node.boost))
-            elif name == "status" and text not in _STATUSES:
-                raise bad_query(f"unknown status {node.text!r}; the statuses are {', '.join(_STATUSES)}",
-                                node.pos)
+            elif name in _CLOSED and text not in _CLOSED[name][1]:
+                what, values = _CLOSED[name]
+                raise bad_query(f"unknown {what} {node.text!r}; the {what}s are {', '.join(values)}", node.pos)
             elif (query := self._term(name, text, boost * node.boost)) is not None:
                 subs.append(query)
         if subs and plain:

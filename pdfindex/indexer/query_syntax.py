@@ -36,7 +36,8 @@ MAX_PHRASE_SLOP = 100
 MAX_NESTING = 32
 #: What ``field:`` may name. author, subject and keywords come with document
 #: metadata; an index without them answers such a query with nothing.
-FIELDS = ("text", "title", "author", "subject", "keywords", "producer", "filename", "error", "status", "problem")
+FIELDS = ("text", "title", "author", "subject", "keywords", "producer", "filename", "error", "status", "problem",
+          "source")
 
 #: A number as the language writes one: a weight, and a word a suggestion leaves alone.
 NUMBER = re.compile(r"\d+(?:\.\d+)?")

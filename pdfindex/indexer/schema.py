@@ -30,7 +30,8 @@ from .textfields import PAIR_FIELD, PageText, WordPairs, common_terms
 #: 5: page problems (stored ``problems``, keyword ``problem``) and their sums on
 #: the file record (``problem_counts``); a reindexed older index has none.
 #: 6: ``text_pairs``, adjacent common-word pairs for phrases (indexer/textfields.py).
-SCHEMA_VERSION = 6
+#: 7: ``source``, ``ocr_confidence``, ``ocr_languages``, ``ocr_pending``: OCR (issue 22).
+SCHEMA_VERSION = 7
 
 KIND_PAGE = "page"
 KIND_DOC = "doc"
@@ -76,6 +77,12 @@ def build_schema(language: str) -> Schema:
         paths=_paths_field(),  # every path of the content, as path_term(): --path
         coverage=NUMERIC(float, stored=True, shift_step=16),
         needs_ocr=BOOLEAN(stored=True),
+        # where the text comes from: text, ocr, text+ocr (``source:ocr``); OCR's mean
+        # confidence and languages; pages and files waiting for OCR (issue 22)
+        source=ID(stored=True),
+        ocr_confidence=STORED(),
+        ocr_languages=STORED(),
+        ocr_pending=STORED(),
         status=ID(stored=True),
         error=PageText(analyzer=text, stored=True),
         # a page's problem codes (``problem:font_missing``); the messages are stored
@@ -181,6 +188,8 @@ def doc_fields(doc: DocumentRecord) -> dict[str, Any]:
         fields["problem_counts"] = {str(code): n for code, n in doc.problems.items()}  # plain text keys
     if doc.mean_coverage is not None:
         fields["mean_coverage"] = doc.mean_coverage
+    if doc.ocr_pending is not None:
+        fields["ocr_pending"] = doc.ocr_pending
     return fields
 
 
@@ -217,6 +226,12 @@ def page_fields(doc: DocumentRecord, page: PageRecord) -> dict[str, Any]:
     }
     if page.coverage is not None:
         fields["coverage"] = page.coverage
+    fields["source"] = page.source
+    if page.ocr_confidence is not None:
+        fields["ocr_confidence"] = page.ocr_confidence
+        fields["ocr_languages"] = page.ocr_languages
+    if page.ocr_pending:
+        fields["ocr_pending"] = True
     if page.problems:
         fields["problem"] = " ".join(sorted({p.code for p in page.problems}))
         # plain tuples of plain text: pickled by Whoosh, so the index holds no class of ours
@@ -232,7 +247,9 @@ def fields_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
         return doc_fields(doc)
     page = PageRecord(number=stored["page"], text=stored.get("text", ""), coverage=stored.get("coverage"),
                       glyphs=stored.get("glyphs", 0), unresolved=stored.get("unresolved", 0),
-                      needs_ocr=bool(stored.get("needs_ocr", False)), problems=problems_of(stored))
+                      needs_ocr=bool(stored.get("needs_ocr", False)), problems=problems_of(stored),
+                      source=stored.get("source", "text"), ocr_confidence=stored.get("ocr_confidence"),
+                      ocr_languages=stored.get("ocr_languages", ""), ocr_pending=bool(stored.get("ocr_pending")))
     return page_fields(doc, page)
 
 
@@ -249,7 +266,7 @@ def doc_from_stored(stored: dict[str, Any]) -> DocumentRecord:
         error=stored.get("error", ""), attempts=stored.get("attempts", 1), mean_coverage=stored.get("mean_coverage"),
         author=stored.get("author", ""), subject=stored.get("subject", ""), keywords=stored.get("keywords", ""),
         created=stored.get("created"), modified=stored.get("modified"), paths=_paths_of(stored),
-        problems=dict(stored.get("problem_counts") or {}),
+        problems=dict(stored.get("problem_counts") or {}), ocr_pending=stored.get("ocr_pending"),
     )
 
 

@@ -111,6 +111,7 @@ def _hit(whoosh_hit: WhooshHit, with_snippet: bool, scored: bool) -> Hit:
         needs_ocr=bool(stored.get("needs_ocr", False)), title=stored.get("title", ""),
         author=stored.get("author", ""), created=stored.get("created"), modified=stored.get("modified"),
         paths=list(stored.get("paths") or [stored.get("path", "")]), problems=list(problems_of(stored)),
+        source=stored.get("source", "text"), ocr_confidence=stored.get("ocr_confidence"),
     )
     if with_snippet:
         field = "text" if stored.get("kind") == KIND_PAGE else "error"

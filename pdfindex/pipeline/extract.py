@@ -55,6 +55,8 @@ class Page:
     #: What OCR read, when it ran (ocr/page.py), and why it did or did not run.
     ocr: OcrInfo | None = None
     ocr_decision: str = ""
+    #: Chosen for OCR, which was deferred (``OcrSettings.defer``).
+    ocr_pending: bool = False
     #: The text with what drew each character, for an OCR'd page (its words); a
     #: text-layer page's is made again on demand (explain, marks).
     text_map: TextMap[OcrWord] | None = None
@@ -186,6 +188,9 @@ def _ocr(pdf: PdfFile, page: Page, ocr: OcrSettings, password: str | None, rende
     decision = decide(ocr.mode, page.quality, page.images, page.box, texted)
     page.ocr_decision = decision.why
     if decision.action == "none":
+        return
+    if ocr.defer:
+        page.ocr_pending = True
         return
     from .ocr import page as ocr_stage  # noqa: PLC0415 - Tesseract, Pillow, pdfium: only where pages are OCR'd
     if not renderer:

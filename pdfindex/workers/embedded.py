@@ -20,6 +20,8 @@ import queue
 import signal
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -29,10 +31,12 @@ from billiard.exceptions import TimeLimitExceeded, WorkerLostError
 
 from pdfindex.config import Settings
 from pdfindex.indexer import Status
+from pdfindex.pipeline.ocr.options import OcrSettings
 
 from .errors import OutsideRoots
 from .limits import limit_memory, settle_process
-from .outcome import Outcome, extract_outcome, failed
+from .ocr_phase import OcrPhase
+from .outcome import Outcome, extract_outcome, failed, without_ocr
 from .plan import Job
 from .progress import Summary
 from .session import Session
@@ -40,10 +44,13 @@ from .session import Session
 log = logging.getLogger(__name__)
 
 
-def _extract_job(path: str, doc_hash: str, passwords: list[str], roots: list[str] | None) -> str:
-    """Runs in a pool process; returns JSON, like the Celery task does."""
-    return extract_outcome(Path(path), doc_hash, passwords, roots=None if roots is None else [Path(r) for r in roots]
-                           ).to_json()
+def _extract_job(path: str, doc_hash: str, passwords: list[str], roots: list[str] | None,
+                 ocr: OcrSettings, abandoned: str = "") -> str:
+    """Runs in a pool process; returns JSON, like the Celery task does. ``abandoned``:
+    the reason OCR of this file was given up, recorded on its pages instead."""
+    allowed = None if roots is None else [Path(r) for r in roots]
+    outcome = extract_outcome(Path(path), doc_hash, passwords, roots=allowed, ocr=ocr)
+    return (without_ocr(outcome, abandoned) if abandoned else outcome).to_json()
 
 
 def _start_process(max_memory_mb: int) -> None:
@@ -52,12 +59,12 @@ def _start_process(max_memory_mb: int) -> None:
     limit_memory(max_memory_mb)
 
 
-def _failure_reason(error: Any, settings: Settings) -> str:
+def _failure_reason(error: Any, hard: float) -> str:
     # billiard hands over ExceptionInfo(exception=ExceptionWithTraceback(exc=...)).
     exc = getattr(error, "exception", error)
     exc = getattr(exc, "exc", exc)
     if isinstance(exc, TimeLimitExceeded):
-        return f"time limit of {settings.file_hard_timeout:g} s exceeded; extraction killed"
+        return f"time limit of {hard:g} s exceeded; extraction killed"
     if isinstance(exc, WorkerLostError):
         return "the extraction process died (crash or memory exhaustion)"
     if isinstance(exc, OutsideRoots):
@@ -65,9 +72,9 @@ def _failure_reason(error: Any, settings: Settings) -> str:
     return f"extraction failed: {type(exc).__name__}: {str(exc)[:160]}"
 
 
-def _outcome(job: Job, ok: bool, result: Any, settings: Settings) -> Outcome:
+def _outcome(job: Job, ok: bool, result: Any, hard: float) -> Outcome:
     if not ok:
-        return failed(job.path, job.doc_hash, Status.FAILED, _failure_reason(result, settings))
+        return failed(job.path, job.doc_hash, Status.FAILED, _failure_reason(result, hard))
     try:
         return Outcome.from_json(result)
     except ValueError as exc:
@@ -75,38 +82,57 @@ def _outcome(job: Job, ok: bool, result: Any, settings: Settings) -> Outcome:
 
 
 def run_embedded(jobs: list[Job], passwords: list[str], settings: Settings, summary: Summary, workers: int,
-                 session: Session) -> None:
+                 session: Session, ocr_jobs: list[Job] | None = None) -> None:
     """Extract ``jobs`` with ``workers`` processes and write each outcome to the
     run's writer ``session`` as it arrives (committed every ``settings.batch_pages``
     pages, and what arrived before the pool is stopped). On Ctrl-C what arrived is
     committed, the pool stopped, and ``summary.interrupted`` set.
 
+    OCR comes after (issue 22): a file is first extracted with its OCR deferred, so
+    its text pages are written at once; its pages waiting for OCR go to the pool as
+    an OCR job of their own (``ocr_phase.py``), behind the text jobs, with a time limit
+    by their number; ``ocr_jobs`` are files an earlier run left waiting.
+
     The pool's callbacks only queue what they are given (a callback that raised
     would kill billiard's result thread and leave this loop waiting for ever), and
     the wait is bounded: when no file finishes for longer than one file may take,
     the files still out are recorded as failed instead of hanging the ingest."""
-    if not jobs:
+    ocr_jobs = ocr_jobs or []
+    if not jobs and not ocr_jobs:
         return
     results: queue.Queue[tuple[int, bool, Any]] = queue.Queue()
     roots = [str(r) for r in settings.roots] if settings.roots else None
-    processes = max(1, min(workers, len(jobs)))
+    processes = max(1, min(workers, len(jobs) + len(ocr_jobs)))
     log.debug("extracting %d files in %d processes", len(jobs), processes)
     pool = Pool(
         processes=processes, initializer=_start_process, initargs=(settings.max_memory_mb,),
         soft_timeout=settings.file_timeout, timeout=settings.file_hard_timeout, maxtasksperchild=100,
         lost_worker_timeout=2.0,  # how soon a dead process's file is reported (and Ctrl-C returns)
     )
-    pending = dict(enumerate(jobs))
+    phase = OcrPhase(settings, summary)
+    pending: dict[int, _Pending] = {}
+
+    def submit(job: Job, ocr: OcrSettings, limit: float = 0.0, abandoned: str = "") -> None:
+        number = len(phase.submitted)
+        phase.submitted.append(job)
+        hard = settings.file_hard_timeout + limit
+        pending[number] = _Pending(job, ocr, hard)
+        pool.apply_async(_extract_job, (str(job.path), job.doc_hash, passwords, roots, ocr, abandoned),
+                         callback=partial(_put, results, number, True),
+                         error_callback=partial(_put, results, number, False),
+                         soft_timeout=settings.file_timeout + limit, timeout=hard)
+
     try:
-        for number, job in pending.items():
-            pool.apply_async(_extract_job, (str(job.path), job.doc_hash, passwords, roots),
-                             callback=partial(_put, results, number, True),
-                             error_callback=partial(_put, results, number, False))
+        for job in jobs:
+            submit(job, phase.deferred)
+        for job in ocr_jobs:
+            submit(job, phase.reading, phase.limit(job.pages))
+            phase.queued(job.pages)
         session.open()  # while the pool's processes start
         try:
             while pending:
-                for outcome in _arrived(results, pending, settings):
-                    session.write(outcome)
+                for done, outcome in _arrived(results, pending):
+                    _take(done, outcome, phase, session, submit)
         except KeyboardInterrupt:
             summary.interrupted = True
             log.warning("stopping... committing the %d files done; %d not done are left for the next run",
@@ -116,20 +142,50 @@ def run_embedded(jobs: list[Job], passwords: list[str], settings: Settings, summ
         _stop_pool(pool)
 
 
-def _arrived(results: queue.Queue[tuple[int, bool, Any]], pending: dict[int, Job],
-             settings: Settings) -> list[Outcome]:
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    job: Job
+    ocr: OcrSettings
+    #: Its hard time limit, seconds.
+    hard: float
+
+
+def _take(done: _Pending, outcome: Outcome, phase: OcrPhase, session: Session,
+          submit: Callable[..., None]) -> None:
+    """One outcome: a text pass is written and counted, and its pages waiting for OCR
+    sent on; an OCR pass replaces the file's record, or, failed, gives way to the
+    text again with the reason on its pages (``ocr_phase.py``)."""
+    if not done.ocr.defer and done.ocr.mode != "off":  # an OCR pass
+        retry = phase.read(outcome)
+        if retry is None:
+            session.write_again(outcome)
+        else:
+            submit(done.job, phase.off, 0.0, retry)
+        return
+    if done.ocr.mode == "off" and phase.is_abandoned(done.job):
+        session.write_again(outcome)
+        return
+    session.write(outcome)
+    if outcome.doc.ocr_pending:
+        submit(done.job, phase.reading, phase.limit(outcome.doc.ocr_pending), "")
+        phase.queued(outcome.doc.ocr_pending)
+
+
+def _arrived(results: queue.Queue[tuple[int, bool, Any]],
+             pending: dict[int, _Pending]) -> list[tuple[_Pending, Outcome]]:
     """The next file's outcome, taken off ``pending``; or, when none came for longer
-    than one file may take, every pending file's, as failed."""
-    patience = settings.file_hard_timeout + _SLACK
+    than the longest job out may take, every pending file's, as failed."""
+    patience = max(p.hard for p in pending.values()) + _SLACK
     try:
         number, ok, result = results.get(timeout=patience)
     except queue.Empty:
-        outcomes = [failed(job.path, job.doc_hash, Status.FAILED,
-                           f"no result from the extraction pool within {patience:g} s")
-                    for job in pending.values()]
+        outcomes = [(p, failed(p.job.path, p.job.doc_hash, Status.FAILED,
+                               f"no result from the extraction pool within {patience:g} s"))
+                    for p in pending.values()]
         pending.clear()
         return outcomes
-    return [_outcome(pending.pop(number), ok, result, settings)]
+    done = pending.pop(number)
+    return [(done, _outcome(done.job, ok, result, done.hard))]
 
 
 def _stop_pool(pool: Any) -> None:

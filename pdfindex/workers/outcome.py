@@ -4,9 +4,10 @@ between processes (never pickled objects, never the PDF bytes)."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from statistics import fmean
 
@@ -15,7 +16,9 @@ from billiard.exceptions import SoftTimeLimitExceeded
 from pdfindex import pipeline
 from pdfindex.indexer import DocumentRecord, PageRecord, Status
 from pdfindex.contract.problems import MAX_LINE, Problem, ProblemCode, as_problem
+from pdfindex.contract.enums import TEXT_SOURCES
 from pdfindex.contract.shapes import problems_json
+from pdfindex.pipeline.ocr.options import OcrSettings
 
 from .files import FileRead, file_identity, read_pdf
 
@@ -29,18 +32,22 @@ _DOC_TYPES: dict[str, tuple[type, ...]] = {
     "producer": (str,), "size": (int,), "mtime": _NUMBER, "ingested": _NUMBER, "error": (str,), "attempts": (int,),
     "mean_coverage": (*_NUMBER, type(None)), "author": (str,), "subject": (str,), "keywords": (str,),
     "created": (*_NUMBER, type(None)), "modified": (*_NUMBER, type(None)), "paths": (list,), "problems": (dict,),
+    "ocr_pending": (int, type(None)),
 }
 #: A date further than this from the epoch (about year 5138) is no real date, and
 #: would break showing it.
 _MAX_SECONDS = 1e11
 _PAGE_TYPES: dict[str, tuple[type, ...]] = {
     "number": (int,), "text": (str,), "coverage": (*_NUMBER, type(None)), "glyphs": (int,), "unresolved": (int,),
-    "needs_ocr": (bool,), "problems": (list,),
+    "needs_ocr": (bool,), "problems": (list,), "source": (str,), "ocr_confidence": (*_NUMBER, type(None)),
+    "ocr_languages": (str,), "ocr_pending": (bool,),
 }
 #: Problems one page may carry in an outcome: the extractor keeps 200 and a line
 #: saying how many more (Params.max_page_problems); more is a forged item.
 MAX_PAGE_PROBLEMS = 256
 _CODES = frozenset(str(c) for c in ProblemCode)
+#: OCR languages as a page records them: Tesseract names joined by "+", or none.
+_LANGUAGES = re.compile(r"(?:[A-Za-z][A-Za-z0-9_]{1,31}(?:\+[A-Za-z][A-Za-z0-9_]{1,31})*)?")
 
 
 def _page_problems(raw: object, what: str) -> tuple[Problem, ...]:
@@ -120,11 +127,51 @@ class Outcome:
         for p in raw["pages"]:
             fields = dict(_checked(p, _PAGE_TYPES, "outcome page"))
             fields["problems"] = _page_problems(fields["problems"], "outcome page")
+            _check_ocr(fields)
             pages.append(PageRecord(**fields))  # type: ignore[arg-type]
         sums = doc["problems"]
         if not all(type(n) is int for n in sums.values()) or sums != _problem_sums(pages):  # type: ignore[attr-defined]
             raise ValueError("outcome record: field 'problems' is not the sum of its pages' problems")
         return Outcome(DocumentRecord(**doc), pages, raw["job_hash"])  # type: ignore[arg-type]
+
+
+def _check_ocr(fields: dict[str, object]) -> None:
+    """A page's OCR fields from JSON: a known source, a confidence in 0-100, and
+    languages that are Tesseract names (a forged item could otherwise store anything)."""
+    if fields["source"] not in TEXT_SOURCES:
+        raise ValueError(f"outcome page: unknown text source {str(fields['source'])[:40]!r}")
+    confidence = fields["ocr_confidence"]
+    if confidence is not None and not 0 <= confidence <= 100:  # type: ignore[operator]  # NaN fails too
+        raise ValueError("outcome page: field 'ocr_confidence' is not in 0-100")
+    languages = fields["ocr_languages"]
+    if not isinstance(languages, str) or len(languages) > 200 or not _LANGUAGES.fullmatch(languages):
+        raise ValueError("outcome page: field 'ocr_languages' is not Tesseract language names")
+
+
+def page_record(page: pipeline.Page) -> PageRecord:
+    """A page for the index. An OCR'd page no longer needs OCR (unless OCR failed:
+    then it keeps the flag and an ``ocr_failed`` problem), and its coverage is its
+    OCR confidence as a share: the quality figure of its text, as coverage is of a
+    text layer's."""
+    q = page.quality
+    info = page.ocr if page.source != "text" else None
+    return PageRecord(
+        number=page.number, text=page.text,
+        coverage=round(info.confidence / 100, 4) if info is not None and page.source == "ocr" else q.coverage,
+        glyphs=q.glyphs, unresolved=q.unresolved, needs_ocr=q.needs_ocr and page.ocr is None,
+        problems=_typed(page.problems), source=page.source,
+        ocr_confidence=page.ocr.confidence if page.ocr is not None else None,
+        ocr_languages=page.ocr.languages if page.ocr is not None else "", ocr_pending=page.ocr_pending)
+
+
+def without_ocr(outcome: Outcome, reason: str) -> Outcome:
+    """A file's text outcome after its OCR failed: its pages needing OCR carry the
+    reason (``ocr_failed``) and wait no more, so no run retries them for ever."""
+    problem = Problem(ProblemCode.OCR_FAILED, reason[:MAX_LINE])
+    pages = [replace(p, problems=_typed([*p.problems, problem]), ocr_pending=False) if p.needs_ocr
+             else replace(p, ocr_pending=False) for p in outcome.pages]
+    doc = replace(outcome.doc, ocr_pending=0, problems=_problem_sums(pages))
+    return Outcome(doc, pages, outcome.job_hash)
 
 
 def failed(path: Path, doc_hash: str, status: Status, error: str, attempts: int = 1) -> Outcome:
@@ -139,7 +186,7 @@ def failed(path: Path, doc_hash: str, status: Status, error: str, attempts: int 
 
 
 def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: int = 1,
-                    roots: Sequence[Path] | None = None) -> Outcome:
+                    roots: Sequence[Path] | None = None, ocr: OcrSettings | None = None) -> Outcome:
     """Extract one file into index records. Never raises for a bad file: a file
     that is not a PDF, needs a password we lack, or breaks the extractor becomes a
     record with a status and an error message naming the problem.
@@ -148,19 +195,15 @@ def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: i
     extracted, whatever ``doc_hash`` (the planned hash) says: a file rewritten
     since it was planned is recorded as what it now holds. With ``roots``, a file
     outside them is not read (``OutsideRoots`` propagates: the caller decides
-    whether that is a record or a refused message)."""
+    whether that is a record or a refused message). ``ocr``: which pages are OCR'd,
+    or with ``defer`` only marked for a later OCR pass (None: none)."""
     try:
         read = read_pdf(path, roots)
     except OSError as exc:
         return failed(path, doc_hash, Status.FAILED, f"cannot read file: {exc.strerror or exc}", attempts)
     try:
-        doc = _open(read.data, passwords)
-        pages = [
-            PageRecord(number=p.number, text=p.text, coverage=p.quality.coverage, glyphs=p.quality.glyphs,
-                       unresolved=p.quality.unresolved, needs_ocr=p.quality.needs_ocr,
-                       problems=_typed(p.problems))
-            for p in doc.pages
-        ]
+        doc = _open(read.data, passwords, ocr)
+        pages = [page_record(p) for p in doc.pages]
     except pipeline.PasswordError as exc:
         return _read_failed(path, read, doc_hash, Status.ENCRYPTED, exc.problem, attempts)
     except pipeline.ExtractionError as exc:
@@ -174,7 +217,7 @@ def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: i
         return _read_failed(path, read, doc_hash, Status.FAILED,
                             f"extractor error: {type(exc).__name__}: {str(exc)[:160]}", attempts)
     coverages = [p.coverage for p in pages if p.coverage is not None]
-    has_text = any(p.glyphs for p in pages)
+    has_text = any(p.glyphs or (p.source != "text" and p.text.strip()) for p in pages)
     meta = doc.metadata
     return Outcome(
         DocumentRecord(
@@ -183,7 +226,7 @@ def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: i
             size=read.size, mtime=read.mtime, ingested=time.time(), attempts=attempts,
             mean_coverage=fmean(coverages) if coverages else None, author=meta.author, subject=meta.subject,
             keywords=meta.keywords, created=meta.created, modified=meta.modified, paths=[str(path)],
-            problems=_problem_sums(pages),
+            problems=_problem_sums(pages), ocr_pending=sum(p.ocr_pending for p in pages),
         ),
         pages,
         doc_hash,
@@ -209,14 +252,14 @@ def _read_failed(path: Path, read: FileRead, job_hash: str, status: Status, erro
     return Outcome(doc, [], job_hash)
 
 
-def _open(data: bytes, passwords: list[str]) -> pipeline.Document:
+def _open(data: bytes, passwords: list[str], ocr: OcrSettings | None) -> pipeline.Document:
     """Try no password, then each password of the password file."""
     try:
-        return pipeline.extract(data)
+        return pipeline.extract(data, ocr=ocr)
     except pipeline.PasswordError as first:
         for password in passwords:
             try:
-                return pipeline.extract(data, password=password)
+                return pipeline.extract(data, password=password, ocr=ocr)
             except pipeline.PasswordError:
                 continue
         if passwords:

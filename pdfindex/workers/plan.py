@@ -15,7 +15,7 @@ from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pdfindex.indexer import DocumentRecord, PageIndex, Status
+from pdfindex.indexer import DocumentRecord, ListFilters, PageIndex, Status
 
 from .files import Skipped, file_identity, find_pdfs, sha256_of
 
@@ -24,6 +24,8 @@ from .files import Skipped, file_identity, find_pdfs, sha256_of
 class Job:
     path: Path
     doc_hash: str
+    #: For an OCR job: the pages waiting (time limits and progress count them).
+    pages: int = 0
 
 
 @dataclass(slots=True)
@@ -68,6 +70,9 @@ class Plan:
     #: file arguments that are not PDFs: asked for by name, so named back (the
     #: non-PDF files a folder holds are only counted in ``skipped``)
     not_pdf: list[Path] = field(default_factory=list)
+    #: unchanged files with pages waiting for OCR (an earlier run stopped before it,
+    #: or the index was built before OCR existed): OCR'd, nothing else extracted again
+    ocr_jobs: list[Job] = field(default_factory=list)
 
     @property
     def gone(self) -> list[DocumentRecord]:
@@ -83,7 +88,7 @@ class Plan:
 
 
 def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, retry_encrypted: bool,
-              prune: bool, *, retry_failed: bool = False, force: bool = False) -> Plan:
+              prune: bool, *, retry_failed: bool = False, force: bool = False, ocr: bool = False) -> Plan:
     """Unchanged means: the same path is indexed with the same size and mtime, or
     its content hash is unchanged. Files that failed stay skipped until they change
     (no endless retries) unless ``retry_failed``, and are listed in ``still_failed``
@@ -97,12 +102,14 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
     scope of ``paths`` that are gone are planned for removal (``prune_scope``):
     a document loses its paths that are gone here and now, and goes (``gone``)
     only when none is left. File arguments that are not PDFs go to ``not_pdf``.
+    With ``ocr``, unchanged files with pages waiting for OCR go to ``ocr_jobs``.
 
     Nothing is written: the run's writer session applies the plan (``session.py``).
     ``index`` None: no index yet (a dry run), so nothing is indexed."""
     paths = [Path(p).absolute() for p in paths]
     records = list(index.documents()) if index is not None else []
-    planner = _Planner(records, _Retry(encrypted=retry_encrypted or retry_failed, failed=retry_failed, force=force))
+    planner = _Planner(records, _Retry(encrypted=retry_encrypted or retry_failed, failed=retry_failed, force=force),
+                       _waiting_for_ocr(index, records) if ocr else set())
     for path in find_pdfs(paths, recursive, planner.plan.skipped):
         planner.file(path)
     planner.name_not_pdfs(paths)
@@ -110,6 +117,17 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
         moving = {doc_hash for doc_hash, _ in planner.plan.add_paths}
         planner.plan.prune = prune_scope(records, paths, recursive, moving=moving)
     return planner.plan
+
+
+def _waiting_for_ocr(index: PageIndex | None, records: list[DocumentRecord]) -> set[str]:
+    """The contents with pages waiting for OCR: as their records count them, or for a
+    record from before OCR (``ocr_pending`` None), any page that needs it."""
+    waiting = {doc.doc_hash for doc in records if doc.ocr_pending}
+    if index is not None and any(doc.ocr_pending is None for doc in records):
+        unknown = {doc.doc_hash for doc in records if doc.ocr_pending is None}
+        listed = index.list_documents(ListFilters(needs_ocr=True)).documents
+        waiting |= {doc.doc_hash for doc in listed if doc.doc_hash in unknown}
+    return waiting
 
 
 #: Statuses of a file that is recorded but not indexed.
@@ -133,9 +151,10 @@ class _Planner:
     """A plan as the walk fills it in: the index's records by path and by content,
     and the contents planned and files found so far."""
 
-    def __init__(self, records: list[DocumentRecord], retry: _Retry) -> None:
+    def __init__(self, records: list[DocumentRecord], retry: _Retry, ocr_waiting: set[str]) -> None:
         self.plan = Plan()
         self.retry = retry
+        self.ocr_waiting = ocr_waiting
         self.known = {path: doc for doc in records for path in doc.all_paths}
         self.by_hash = {doc.doc_hash: doc for doc in records}
         self.planned: set[str] = set()
@@ -182,8 +201,11 @@ class _Planner:
         """An unchanged file: counted as such, unless it is unchanged since it failed."""
         if record.status in _FAILED:
             self.plan.still_failed.append((path, record.status, record.error))
-        else:
-            self.plan.unchanged += 1
+            return
+        self.plan.unchanged += 1
+        if record.doc_hash in self.ocr_waiting:
+            self.ocr_waiting.discard(record.doc_hash)  # one job for the content, whichever copy
+            self.plan.ocr_jobs.append(Job(Path(path), record.doc_hash, record.ocr_pending or record.page_count))
 
     def name_not_pdfs(self, paths: list[Path]) -> None:
         """File arguments the walk did not take for PDFs: named, so no longer one of

@@ -80,6 +80,10 @@ class Summary:
     coverages: list[float] = field(default_factory=list)
     interrupted: bool = False
     started: float = field(default_factory=time.monotonic)
+    #: OCR (issue 22): pages sent to OCR, pages it read, files whose OCR failed
+    ocr_queued: int = 0
+    ocr_pages: int = 0
+    ocr_given_up: int = 0
 
     def record(self, outcome: Outcome) -> None:
         self.add(brief(outcome))
@@ -103,6 +107,22 @@ class Summary:
         self.pages += info["pages"]
         self.needs_ocr += info["needs_ocr"]
         self.coverages.extend(info["coverages"])
+
+    def ocr_done(self, outcome: Outcome) -> None:
+        """A file's OCR pass: its pages read are no longer pages needing OCR."""
+        read = sum(1 for p in outcome.pages if p.ocr_confidence is not None)
+        self.ocr_pages += read
+        self.needs_ocr = max(0, self.needs_ocr - read)
+
+    def moved(self, before: Status, after: Status) -> None:
+        """A file counted as ``before`` whose second outcome (OCR) is ``after``."""
+        if before == after:
+            return
+        for status, step in ((before, -1), (after, 1)):
+            if status == Status.INDEXED:
+                self.indexed += step
+            elif status == Status.EMPTY:
+                self.empty += step
 
     def rejected(self, counted_as: Status, path: str, error: str) -> None:
         """A file counted as ``counted_as`` that the index could not take and
@@ -152,7 +172,8 @@ class Progress:
         s = self.summary
         elapsed = time.monotonic() - s.started
         rate = s.pages / elapsed if elapsed > 0 else 0.0
-        return f"{s.pages} pages, {rate:.1f} pages/s, {len(s.failed) + len(s.encrypted)} failed"
+        ocr = f", OCR {s.ocr_pages}/{s.ocr_queued} pages" if s.ocr_queued else ""
+        return f"{s.pages} pages, {rate:.1f} pages/s{ocr}, {len(s.failed) + len(s.encrypted)} failed"
 
     def advance(self) -> None:
         if self._bar is not None:
@@ -167,6 +188,11 @@ class Progress:
             eta = (self.total - done) * elapsed / done if done else 0.0
             self.stream.write(f"pdfindex: {done}/{self.total} files, {self._postfix()}, ETA {eta:.0f} s\n")
             self.stream.flush()
+
+    def refresh(self) -> None:
+        """Something other than a file finished (an OCR pass): the figures anew."""
+        if self._bar is not None:
+            self._bar.set_postfix_str(self._postfix())
 
     def close(self) -> None:
         if self._bar is not None:

@@ -98,7 +98,8 @@ def plan(run: Run) -> None:
     """What changed, what is unchanged, what is pruned (``plan.make_plan``): read only."""
     options = run.options
     run.plan = make_plan(run.index, run.targets, options.recursive, retry_encrypted=options.password_file is not None,
-                         prune=options.prune, retry_failed=options.retry_failed, force=options.force)
+                         prune=options.prune, retry_failed=options.retry_failed, force=options.force,
+                         ocr=run.settings.ocr != "off")
 
 
 def count(run: Run) -> None:
@@ -135,7 +136,7 @@ def write(run: Run) -> None:
     embedded = not settings.broker_url
     try:
         def open_writer() -> IndexWriter:
-            if embedded and plan.jobs:
+            if embedded and (plan.jobs or plan.ocr_jobs):
                 return index.writer(batch_pages=settings.batch_pages, processes=True)
             return index.writer()
 
@@ -145,7 +146,7 @@ def write(run: Run) -> None:
                 from .embedded import run_embedded  # noqa: PLC0415 - billiard only when extracting here
 
                 run_embedded(plan.jobs, run.passwords, settings, summary, run.options.workers or settings.workers,
-                             session)
+                             session, plan.ocr_jobs)
             else:
                 from .distributed import run_distributed  # noqa: PLC0415 - Redis only when a broker is used
 

@@ -106,6 +106,16 @@ class Session:
         self._counted[outcome.doc.doc_hash] = outcome.doc.status
         self._progress.advance()
 
+    def write_again(self, outcome: Outcome) -> None:
+        """A file's second outcome (its OCR pass): it replaces the first in the index,
+        and the summary's counts follow its status; not a file more done."""
+        self.open().add(outcome.doc, outcome.pages)
+        before = self._counted.get(outcome.doc.doc_hash)
+        if before is not None:
+            self._summary.moved(before, outcome.doc.status)
+            self._counted[outcome.doc.doc_hash] = outcome.doc.status
+        self._progress.refresh()
+
     def record_copies(self, copies: Iterable[tuple[str, str]]) -> None:
         """The paths of copies (doc_hash, path) of content this run indexed."""
         for doc_hash, path in copies:

@@ -17,7 +17,10 @@ class OcrSettings:
     max_page_pixels: int = 40_000_000
     #: Seconds Tesseract may take to read one page (its own deadline).
     timeout: float = 120.0
+    #: Decide only: the pages OCR would read are marked ``ocr_pending`` and left for
+    #: a later pass (ingestion indexes the text pages first: issue 22).
+    defer: bool = False
 
     @classmethod
-    def from_settings(cls, settings: Settings, mode: str | None = None) -> OcrSettings:
-        return cls(mode or settings.ocr, settings.ocr_languages, timeout=settings.ocr_page_timeout)
+    def from_settings(cls, settings: Settings, *, defer: bool = False) -> OcrSettings:
+        return cls(settings.ocr, settings.ocr_languages, timeout=settings.ocr_page_timeout, defer=defer)
