@@ -189,7 +189,10 @@ def render_summary(summary: Summary, signal_name: str | None = None) -> str:
         f"  mean coverage:        {coverage}",
         f"  pages needing OCR:    {summary.needs_ocr}",
     ]
-    if summary.ocr_queued:
+    if summary.ocr_queued and summary.ocr_in_background:
+        lines.append(f"  pages queued for OCR: {summary.ocr_queued} (read by the workers of the ocr queue; "
+                     "searchable as they finish: `pdfindex status`)")
+    elif summary.ocr_queued:
         lines.append(f"  pages OCR'd:          {summary.ocr_pages} of {summary.ocr_queued}"
                      + (f" (OCR failed for {summary.ocr_given_up} file(s): see `pdfindex list --problems ocr_failed`)"
                         if summary.ocr_given_up else ""))

@@ -222,8 +222,9 @@ def _add_ingestion(sub: Any) -> None:
                                    "pdfindex.workers.app worker`): extraction, the index writer, or both. It "
                                    "needs PDFINDEX_BROKER_URL and PDFINDEX_ROOTS, and stops at once (exit 1) "
                                    "when the broker cannot be reached.")
-    p.add_argument("--queues", default="extract,index",
-                   help="queues to consume: extract (extraction) and/or index (the index writer of every shard), "
+    p.add_argument("--queues", default="extract,index,ocr",
+                   help="queues to consume: extract (extraction), index (the index writer of every shard), "
+                        "ocr (OCR of scanned pages: seconds a page, best in workers of their own), "
                         "or index.K (the writer of shard K alone; several may share a worker)")
     p.add_argument("--concurrency", type=int, help="worker processes (a writer's queues always use one)")
     p.add_argument("celery_args", nargs=argparse.REMAINDER, help="more arguments for `celery worker`")

@@ -180,6 +180,9 @@ class Settings:
     ocr_languages: tuple[str, ...] = OCR_LANGUAGES
     #: PDFINDEX_OCR_PAGE_TIMEOUT: seconds OCR may take on one page.
     ocr_page_timeout: float = 120.0
+    #: PDFINDEX_OCR_FILE_TIMEOUT: seconds an OCR task of a Celery worker may take on one
+    #: file (the embedded pool gives each file its pages' OCR_PAGE_TIMEOUT instead).
+    ocr_file_timeout: float = 3600.0
 
     @property
     def signing(self) -> bool:
@@ -211,6 +214,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         ocr=_choice(env, "PDFINDEX_OCR", OCR_MODES),
         ocr_languages=ocr_languages(env.get("PDFINDEX_OCR_LANGUAGES") or "", "PDFINDEX_OCR_LANGUAGES"),
         ocr_page_timeout=_number(env, "PDFINDEX_OCR_PAGE_TIMEOUT", 120.0, 1.0),
+        ocr_file_timeout=_number(env, "PDFINDEX_OCR_FILE_TIMEOUT", 3600.0, 1.0),
         **_signing(env),  # type: ignore[arg-type]
     )
 

@@ -119,8 +119,10 @@ app.conf.update(
     worker_max_memory_per_child=None,  # set in _check_worker for workers that only extract
     broker_connection_retry_on_startup=True,
     broker_connection_max_retries=None,
-    broker_transport_options={"visibility_timeout": int(settings.file_hard_timeout) + 60},
-    task_routes={"pdfindex.extract": {"queue": "extract"}, "pdfindex.write": {"queue": "index"}},
+    broker_transport_options={"visibility_timeout": int(max(settings.file_hard_timeout,
+                                                            settings.ocr_file_timeout)) + 60},
+    task_routes={"pdfindex.extract": {"queue": "extract"}, "pdfindex.write": {"queue": "index"},
+                 "pdfindex.ocr": {"queue": "ocr"}},
     task_default_queue="extract",
     worker_hijack_root_logger=False,
 )
@@ -297,7 +299,7 @@ def shard_queues(queues: set[str]) -> frozenset[int] | None:
     shards = set()
     for name in sorted(queues):
         if name not in QUEUES and not name.startswith(SHARD_QUEUE):
-            raise ValueError(f"unknown queue {name!r}: pdfindex's queues are extract, index and index.K "
+            raise ValueError(f"unknown queue {name!r}: pdfindex's queues are extract, index, ocr and index.K "
                              "(the writer of shard K)")
         if name.startswith(SHARD_QUEUE):
             number = name[len(SHARD_QUEUE):]

@@ -28,7 +28,7 @@ from pdfindex.indexer import PageIndex, Status
 from .handoff import DELAYED, waiting
 from .lanes import WRITER_ERROR, lanes
 from .run_progress import RUN_SECONDS, alive_key, attempts_key, run_key, wake_key
-from .tasks import extract, kick
+from .tasks import extract, kick, send_ocr
 from .transport import broker_errors, client
 from .files import check_roots
 from .plan import Job
@@ -53,15 +53,23 @@ PASSWORD_FILE_NOTE = ("note: in distributed mode the extraction workers try the 
 
 
 def run_distributed(index: PageIndex, jobs: list[Job], password_file: Path | None, settings: Settings,
-                    summary: Summary, progress: Progress) -> None:
+                    summary: Summary, progress: Progress, ocr_jobs: list[Job] | None = None) -> None:
     """Enqueue ``jobs`` and follow them to the end. Raises BrokerError (one line, the
     broker URL without its password) when the broker cannot be reached or refuses us,
-    IngestError/OutsideRoots when a file lies outside PDFINDEX_ROOTS."""
-    check_roots((job.path for job in jobs), settings.roots)
+    IngestError/OutsideRoots when a file lies outside PDFINDEX_ROOTS. OCR is not
+    waited for: its workers (queue "ocr") read the pages waiting for it, ``ocr_jobs``'
+    among them, after the run, and each file's pages become searchable as they do."""
+    ocr_jobs = ocr_jobs or []
+    check_roots((job.path for job in [*jobs, *ocr_jobs]), settings.roots)
     if password_file is not None:
         log.warning(PASSWORD_FILE_NOTE)
+    summary.ocr_in_background = True
     with broker_errors(settings):
-        _Follow(index, jobs, settings, summary, progress).follow()
+        follow = _Follow(index, jobs, settings, summary, progress)
+        for job in ocr_jobs:
+            send_ocr(str(job.path), job.doc_hash, follow.run_id)
+            summary.ocr_queued += job.pages
+        follow.follow()
 
 
 def _warn_quiet(r: redis.Redis) -> None:
@@ -218,7 +226,7 @@ def _wait(r: redis.Redis, wake: str) -> None:
 
 
 _BRIEF_TYPES: dict[str, tuple[type, ...]] = {"status": (str,), "path": (str,), "error": (str,), "pages": (int,),
-                                             "needs_ocr": (int,), "coverages": (list,)}
+                                             "needs_ocr": (int,), "coverages": (list,), "ocr_pending": (int,)}
 
 
 def _brief(raw: bytes | str) -> dict[str, Any] | None:

@@ -286,7 +286,8 @@ def _unwritable(handoff: HandOff, exc: BaseException, write: WriteBatch, ensure:
         raise
     except Exception as again:  # noqa: BLE001 - not even the failure record: report it to the run only
         log.error("pdfindex writer: %s: its failure record could not be written either: %s", doc.path, again)
-        info = {"status": "failed", "path": doc.path, "error": error, "pages": 0, "needs_ocr": 0, "coverages": []}
+        info = {"status": "failed", "path": doc.path, "error": error, "pages": 0, "needs_ocr": 0, "coverages": [],
+            "ocr_pending": 0}
     return info
 
 

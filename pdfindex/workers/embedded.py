@@ -168,7 +168,6 @@ def _take(done: _Pending, outcome: Outcome, phase: OcrPhase, session: Session,
     session.write(outcome)
     if outcome.doc.ocr_pending:
         submit(done.job, phase.reading, phase.limit(outcome.doc.ocr_pending), "")
-        phase.queued(outcome.doc.ocr_pending)
 
 
 def _arrived(results: queue.Queue[tuple[int, bool, Any]],

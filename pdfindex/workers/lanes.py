@@ -34,7 +34,9 @@ WRITE_NOW = "pdfindex:write-now"
 #: The writer's last storage error (one line), for waiting ingest clients to show.
 WRITER_ERROR = "pdfindex:writer-error"
 
-QUEUES = ("extract", "index")
+#: Celery's queues: extraction, the index writer, and OCR (issue 22: seconds a page,
+#: so its own workers, concurrency and limits, on other machines if need be).
+QUEUES = ("extract", "index", "ocr")
 #: The prefix of a shard writer's queue and hand-off lists: queue ``index.K``, lists
 #: ``pdfindex:results:K`` and ``pdfindex:writing:K``.
 SHARD_QUEUE = "index."

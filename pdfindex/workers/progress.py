@@ -25,6 +25,7 @@ def brief(outcome: Outcome) -> dict[str, Any]:
         "status": str(outcome.doc.status), "path": outcome.doc.path, "error": outcome.doc.error,
         "pages": len(pages), "needs_ocr": sum(1 for p in pages if p.needs_ocr),
         "coverages": [round(p.coverage, 4) for p in pages if p.coverage is not None],
+        "ocr_pending": sum(1 for p in pages if p.ocr_pending),
     }
 
 
@@ -32,7 +33,7 @@ def brief_of_record(doc: DocumentRecord) -> dict[str, Any]:
     """The same from an index record, when the outcome itself is gone."""
     return {
         "status": str(doc.status), "path": doc.path, "error": doc.error, "pages": doc.page_count, "needs_ocr": 0,
-        "coverages": [] if doc.mean_coverage is None else [doc.mean_coverage],
+        "coverages": [] if doc.mean_coverage is None else [doc.mean_coverage], "ocr_pending": doc.ocr_pending or 0,
     }
 
 
@@ -84,6 +85,8 @@ class Summary:
     ocr_queued: int = 0
     ocr_pages: int = 0
     ocr_given_up: int = 0
+    #: the ocr queue's workers read the pages after the run (Celery mode)
+    ocr_in_background: bool = False
 
     def record(self, outcome: Outcome) -> None:
         self.add(brief(outcome))
@@ -106,6 +109,7 @@ class Summary:
             self.failed.append((path, error))
         self.pages += info["pages"]
         self.needs_ocr += info["needs_ocr"]
+        self.ocr_queued += info.get("ocr_pending", 0)
         self.coverages.extend(info["coverages"])
 
     def ocr_done(self, outcome: Outcome) -> None:

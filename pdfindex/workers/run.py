@@ -150,7 +150,7 @@ def write(run: Run) -> None:
             else:
                 from .distributed import run_distributed  # noqa: PLC0415 - Redis only when a broker is used
 
-                run_distributed(index, plan.jobs, run.options.password_file, settings, summary, report)
+                run_distributed(index, plan.jobs, run.options.password_file, settings, summary, report, plan.ocr_jobs)
             session.record_copies(plan.copies)
     finally:
         report.close()

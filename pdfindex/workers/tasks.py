@@ -2,11 +2,13 @@
 
 ``pdfindex.extract(path, doc_hash, run_id)`` (queue "extract", any number of
 workers): extract one file under the worker's PDFINDEX_ROOTS and hand the outcome to
-the writer. ``pdfindex.write()`` (queue "index"): commit handed-off outcomes to the
-writer's own PDFINDEX_INDEX_DIR in batches, every shard from one worker of one
-process; or, where each shard has a writer of its own (``pdfindex worker --queues
-index.K``, on any hosts sharing the index's filesystem), route them to their shard's
-lane, whose writer ``pdfindex.write(K)`` (queue "index.K") commits them.
+the writer; pages chosen for OCR wait, and ``pdfindex.ocr`` (same arguments, queue
+"ocr") reads them and hands the file's outcome over again. ``pdfindex.write()``
+(queue "index"): commit handed-off outcomes to the writer's own PDFINDEX_INDEX_DIR
+in batches, every shard from one worker of one process; or, where each shard has a
+writer of its own (``pdfindex worker --queues index.K``, on any hosts sharing the
+index's filesystem), route them to their shard's lane, whose writer
+``pdfindex.write(K)`` (queue "index.K") commits them.
 
 A message is input from whoever can reach the broker: it is parsed and checked
 (``messages.parse_extract``) and refused with a log line when malformed or outside the
@@ -28,6 +30,7 @@ from celery.utils.log import get_task_logger
 
 from pdfindex import config
 from pdfindex.indexer import IndexBusy, PageIndex, Status, StorageError, shard_of
+from pdfindex.pipeline.ocr.options import OcrSettings
 
 from . import identity
 from .app import app, is_dedicated_writer, settings, signer, writer_shards
@@ -50,7 +53,7 @@ from .messages import (
     parse_extract,
     release_item,
 )
-from .outcome import Outcome, extract_outcome, failed
+from .outcome import Outcome, extract_outcome, failed, without_ocr
 from .progress import brief
 from .run_progress import attempts_key, count_attempt, record_done
 from .staging import Staging
@@ -92,7 +95,8 @@ def _report_refused(job: ExtractJob) -> None:
     """A refused file is not recorded in the index, but a real ingest run waiting for
     it is told (else it would wait for good)."""
     info = {"status": "failed", "path": job.path, "error": "outside the workers' PDFINDEX_ROOTS; not read",
-            "pages": 0, "needs_ocr": 0, "coverages": []}
+            "pages": 0, "needs_ocr": 0, "coverages": [],
+            "ocr_pending": 0}
     try:
         record_done(client(settings), [(job.run_id, job.doc_hash, info)])
     except redis.RedisError as exc:
@@ -188,12 +192,81 @@ def extract(self: Task, *args: Any, **kwargs: Any) -> None:
         passwords = _passwords()
         try:
             with memory_cap(settings.max_memory_mb):
-                outcome = extract_outcome(Path(job.path), job.doc_hash, passwords, attempts, roots=settings.roots)
+                outcome = extract_outcome(Path(job.path), job.doc_hash, passwords, attempts, roots=settings.roots,
+                                          ocr=_DEFERRED)
         except OutsideRoots:  # its real path changed between the check and the read
             log.error("pdfindex: refused %r: it left PDFINDEX_ROOTS while being opened; not read", job.path[:300])
             _report_refused(job)
             return
     _hand_off(r, job, outcome)
+    if outcome.doc.ocr_pending:
+        send_ocr(job.path, job.doc_hash, job.run_id)
+
+
+#: Extraction decides which pages OCR reads and leaves them to the ocr queue.
+_DEFERRED = OcrSettings.from_settings(settings, defer=settings.ocr != "off")
+
+
+def send_ocr(path: str, doc_hash: str, run_id: str) -> None:
+    """Queue the OCR pass of a file whose pages wait for it (queue "ocr")."""
+    ocr.apply_async(args=[path, doc_hash, run_id])
+
+
+class OcrTask(ExtractTask):
+    def on_failure(self, exc: BaseException, task_id: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   einfo: Any) -> None:
+        """OCR killed by its time limit, or failed otherwise: the file's text is handed
+        off again without OCR, the reason on its waiting pages (never a failure record:
+        the text pages must not be lost to a scan OCR could not read)."""
+        if isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
+            return
+        job = _parse(task_id, args, kwargs)
+        if job is None or not _inside_roots(task_id, job):
+            return
+        reason = (f"OCR time limit of {settings.ocr_file_timeout:g} s exceeded"
+                  if type(exc).__name__ == "TimeLimitExceeded" else f"OCR failed: {type(exc).__name__}: {exc}")
+        _hand_off(client(settings), job, _text_alone(job, reason))
+
+
+def _text_alone(job: ExtractJob, reason: str) -> Outcome:
+    with memory_cap(settings.max_memory_mb):
+        outcome = extract_outcome(Path(job.path), job.doc_hash, _passwords(), roots=settings.roots,
+                                  ocr=OcrSettings("off"))
+    return without_ocr(outcome, reason[:300])
+
+
+@app.task(name="pdfindex.ocr", base=OcrTask, bind=True, typing=False,
+          soft_time_limit=settings.ocr_file_timeout, time_limit=settings.ocr_file_timeout + 30)
+def ocr(self: Task, *args: Any, **kwargs: Any) -> None:
+    """The OCR pass of one file (ocr queue): the same message and trust rules as
+    ``extract``; its outcome replaces the file's record through the same hand-off."""
+    job = _parse(self.request.id, args, kwargs)
+    if job is None:
+        return
+    if not _inside_roots(self.request.id, job):
+        _report_refused(job)
+        return
+    r = client(settings)
+    attempts = retrying(lambda: count_attempt(r, job.run_id, f"ocr:{job.doc_hash}"))
+    log.info("pdfindex: %r: OCR of %s (attempt %d) in process %d", job.path[:SHOWN_PATH], job.doc_hash,
+             attempts, os.getpid())
+    try:
+        if attempts > settings.max_attempts:
+            outcome = _text_alone(job, f"OCR given up after {attempts - 1} attempts: it stopped its worker each time")
+        else:
+            with memory_cap(settings.max_memory_mb):
+                outcome = extract_outcome(Path(job.path), job.doc_hash, _passwords(), attempts, roots=settings.roots,
+                                          ocr=_READING)
+            if outcome.doc.status in (Status.FAILED, Status.ENCRYPTED):
+                outcome = _text_alone(job, f"OCR of the file failed: {outcome.doc.error}")
+    except OutsideRoots:
+        log.error("pdfindex: refused %r: it left PDFINDEX_ROOTS while being opened; not read", job.path[:300])
+        _report_refused(job)
+        return
+    _hand_off(r, job, outcome)
+
+
+_READING = OcrSettings.from_settings(settings)
 
 
 def write_batch(index: PageIndex, staging: Staging, batch: list[Item], ensure: Callable[[], None]) -> list[Brief]:
@@ -251,7 +324,8 @@ def _briefs(batch: list[Item], rejected_records: list[Any]) -> list[Brief]:
     for info, handoff in zip(briefs, handoffs, strict=True):
         record = rejected.get(handoff.outcome.doc.doc_hash)
         if record is not None:  # written as a failure record in its place
-            info.update(status=str(Status.FAILED), error=record.error, pages=0, needs_ocr=0, coverages=[])
+            info.update(status=str(Status.FAILED), error=record.error, pages=0, needs_ocr=0, coverages=[],
+                        ocr_pending=0)
     return briefs
 
 

@@ -106,12 +106,16 @@ class _Best:
     tried: str
 
 
-def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool) -> _Best:
+def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool,
+          known: float | None = None) -> _Best:
+    """The candidate reading ``page`` (a band of it, or ``whole``) most confidently;
+    ``known``: the first candidate's band score, already measured."""
     tried: list[str] = []
     best = _Best(options[0], -1.0, None, "")
     for candidate in options:
-        reading = _probe(engine, page, candidate, whole)
-        score = _score(reading)
+        reading = None if known is not None and candidate is options[0] and not whole else \
+            _probe(engine, page, candidate, whole)
+        score = _score(reading) if reading is not None else known or 0.0
         tried.append(f"{candidate.language} {score:.0f}")
         if score > best.score:
             best = _Best(candidate, score, reading if whole else None, "")
@@ -121,6 +125,24 @@ def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool
     return best
 
 
+def _upright(engine: Engine, page: PageImage, osd: Orientation | None,
+             first: Candidate) -> tuple[PageImage, int, float, str]:
+    """The page turned as OSD says, if the first candidate reads a band of it better
+    so than as it lies; when OSD has no answer or the page reads badly either way,
+    the other quarter turns are tried too (a sideways scan OSD could not place)."""
+    turns = osd.turns if osd is not None else 0
+    tries = {0: _score(_probe(engine, page, first, False))}
+    if turns:
+        tries[turns] = _score(_probe(engine, turned(page, turns), first, False))
+    if max(tries.values()) < SURE / 2:
+        for other in (1, 2, 3):
+            if other not in tries:
+                tries[other] = _score(_probe(engine, turned(page, other), first, False))
+    best = max(tries, key=lambda t: (tries[t], t == 0))
+    why = ", ".join(f"{t * 90}° {score:.0f}" for t, score in tries.items())
+    return turned(page, best), best, tries[best], f"read as {first.language} turned {why}"
+
+
 def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
     """Read the page the way up and in the language that read it best."""
     found = candidates(languages, engine.languages)
@@ -128,20 +150,12 @@ def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
         raise ValueError(f"none of the OCR languages {'+'.join(languages)} has data in {engine.tessdata}")
     osd = engine.orientation(page.image)
     options = ordered(found, osd)
-    turns = osd.turns if osd is not None else 0
-    why = f"OSD: {osd.script}, turned {turns * 90}°" if osd is not None else "OSD: no answer"
-    upright = turned(page, turns)
-    whole = False
-    best = _best(engine, upright, options, whole)
+    upright, turns, known, turning = _upright(engine, page, osd, options[0])
+    why = f"OSD: {osd.script}, {osd.turns * 90}°" if osd is not None else "OSD: no answer"
+    best = _best(engine, upright, options, False, known)
     if best.score < SURE / 2:  # the band holds too little to tell: try the whole page
-        whole = True
-        best = _best(engine, upright, options, whole)
-    if turns:  # OSD turned it: keep the turn only if it reads better than the page as it lies
-        plain = _probe(engine, page, best.candidate, whole)
-        if _score(plain) > best.score:
-            upright, turns = page, 0
-            best = _Best(best.candidate, _score(plain), plain if whole else None, best.tried)
-            why += f"; not turned (read {best.score:.0f} as it lies)"
+        best = _best(engine, upright, options, True)
     chosen = best.candidate
     reading = best.reading or engine.read(upright.image, chosen.language, chosen.vertical, round(upright.dpi[0]))
-    return Choice(reading, upright, turns, f"{why}; tried {best.tried}; read as {chosen.language}")
+    return Choice(reading, upright, turns,
+                  f"{why}; {turning}; tried {best.tried}; read as {chosen.language}, turned {turns * 90}°")

@@ -21,7 +21,7 @@ from .choose import choose
 from .decide import Decision, better
 from .options import OcrSettings
 from .engine import EngineMissing, engine
-from .prepare import square
+from .prepare import prepared
 from .words import OcrWord, placed_words, text_map
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def ocr_page(document: Renderer, page: Page, settings: OcrSettings, decision: De
 
 def _read(image: PageImage, settings: OcrSettings) -> tuple[TextMap[OcrWord], OcrInfo]:
     ocr = engine(settings.timeout)
-    choice = choose(ocr, square(image), list(settings.languages))
+    choice = choose(ocr, prepared(image), list(settings.languages))
     words = placed_words(choice.reading, choice.page.map)
     low = sum(1 for w in choice.reading.words if w.confidence < LOW_CONFIDENCE)
     info = OcrInfo(f"tesseract {ocr.version}", choice.reading.language, round(choice.reading.confidence, 1),
