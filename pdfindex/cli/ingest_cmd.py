@@ -14,9 +14,11 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from types import FrameType
 
 from pdfindex import config
+from pdfindex.config.settings import ocr_languages
 from pdfindex.contract.display import shown
 from pdfindex.workers.api import IngestOptions, RemoveOptions, ingest, remove
 from pdfindex.workers.progress import NoProgress, Progress, Summary
@@ -33,7 +35,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     with user_errors():
         options = IngestOptions(index_dir=args.index, recursive=args.recursive, password_file=args.password_file,
                                 workers=args.workers, prune=args.prune, retry_failed=args.retry_failed,
-                                force=args.force, dry_run=args.dry_run, settings=config.load())
+                                force=args.force, dry_run=args.dry_run, settings=with_ocr_args(config.load(), args))
         if args.watch:
             if args.dry_run:
                 raise CliError("--watch and --dry-run cannot be used together")
@@ -84,6 +86,17 @@ def _sigterm_as_ctrl_c() -> Iterator[list[str]]:
         yield received
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def with_ocr_args(settings: config.Settings, args: argparse.Namespace) -> config.Settings:
+    """``--ocr`` and ``--ocr-languages`` over the environment's settings (in Celery
+    mode they decide which unchanged files' waiting pages are sent to OCR; the
+    workers read pages as their own PDFINDEX_OCR settings say)."""
+    if args.ocr:
+        settings = replace(settings, ocr=args.ocr)
+    if args.ocr_languages:
+        settings = replace(settings, ocr_languages=ocr_languages(args.ocr_languages))
+    return settings
 
 
 def _interrupted(signal_name: str | None) -> str:

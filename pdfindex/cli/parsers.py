@@ -206,6 +206,7 @@ def _add_ingestion(sub: Any) -> None:
     p.add_argument("--watch", action="store_true",
                    help="catch up (pruning among the paths), then keep the index current as files are added, "
                         "changed, moved or deleted, until Ctrl-C or SIGTERM")
+    _ocr_args(p)
     _index_arg(p)
 
     p = sub.add_parser("remove", help="take files, or every file under a folder, off the index",

@@ -226,7 +226,10 @@ def extract_outcome(path: Path, doc_hash: str, passwords: list[str], attempts: i
             size=read.size, mtime=read.mtime, ingested=time.time(), attempts=attempts,
             mean_coverage=fmean(coverages) if coverages else None, author=meta.author, subject=meta.subject,
             keywords=meta.keywords, created=meta.created, modified=meta.modified, paths=[str(path)],
-            problems=_problem_sums(pages), ocr_pending=sum(p.ocr_pending for p in pages),
+            problems=_problem_sums(pages),
+            # None: no page was considered for OCR (it was off), so a later run with OCR
+            # on takes the pages needing it as waiting (plan._waiting_for_ocr)
+            ocr_pending=sum(p.ocr_pending for p in pages) if ocr is not None and ocr.mode != "off" else None,
         ),
         pages,
         doc_hash,
