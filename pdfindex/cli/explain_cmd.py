@@ -7,10 +7,10 @@ import sys
 
 from pdfindex.contract.display import shown
 from pdfindex.contract.shapes import JSON_VERSION
-from pdfindex.pipeline import PdfFile
+from pdfindex.pipeline import Page, PdfFile, iter_pages
 from pdfindex.pipeline.explain import Explanation, explain_page
 
-from .extract_cmd import page_arg
+from .extract_cmd import ocr_settings, page_arg, page_json
 from .terminal import write_json
 
 
@@ -18,11 +18,37 @@ def cmd_explain(args: argparse.Namespace) -> int:
     pdf = PdfFile(args.file, args.password)
     page_arg(pdf, args.page)
     result = explain_page(pdf, args.page, near=args.near)
+    page = next(iter_pages(pdf, [args.page], ocr=ocr_settings(args), password=args.password))
     if args.json:
-        write_json({"version": JSON_VERSION, "file": pdf.name, **dataclasses.asdict(result)})
+        ocr = page_json(page)
+        write_json({"version": JSON_VERSION, "file": pdf.name, **dataclasses.asdict(result),
+                    "ocr": {key: ocr[key] for key in ("source", "ocr", "ocr_decision")},
+                    "ocr_words": [w.as_dict() for w in page.ocr.boxes] if page.ocr else []})
         return 0
     _print(result, pdf.name)
+    _print_ocr(page, args.near)
     return 0
+
+
+def _print_ocr(page: Page, near: str | None) -> None:
+    """Why the page was or was not OCR'd, and what OCR read: its words with their
+    confidence, by line (``--near``: the lines holding TEXT)."""
+    out = sys.stdout
+    out.write(f"\nOCR: {shown(page.ocr_decision)}\n")
+    info = page.ocr
+    if info is None:
+        return
+    out.write(f"  {info.engine}, {info.languages}: mean confidence {info.confidence:.0f} %, "
+              f"{info.low_share:.0%} of {info.words} words under 60 %; text from {page.source}\n")
+    out.write(f"  how: {shown(info.how)}\n")
+    mapped = page.text_map
+    if mapped is None:
+        return
+    for number, text in sorted(mapped.line_texts().items()):
+        if near and near not in text:
+            continue
+        words = [w for w, line in zip(mapped.glyphs, mapped.lines, strict=True) if line == number]
+        out.write(f"  line {number}: " + " ".join(f"{shown(w.text)}({w.confidence:.0f})" for w in words) + "\n")
 
 
 def _num(value: float | None) -> str:

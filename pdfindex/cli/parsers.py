@@ -168,6 +168,7 @@ def _add_extraction(sub: Any) -> None:
     p.add_argument("--near", metavar="TEXT", help="only the lines holding TEXT")
     p.add_argument("--password", help="the PDF's user or owner password")
     p.add_argument("--json", action="store_true", help="every decision as JSON")
+    _ocr_args(p)
 
     p = sub.add_parser("glyphs", help="print one page's glyph records, one JSON object a line")
     p.add_argument("file", help="the PDF")

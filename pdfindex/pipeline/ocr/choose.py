@@ -126,21 +126,33 @@ def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool
 
 
 def _upright(engine: Engine, page: PageImage, osd: Orientation | None,
-             first: Candidate) -> tuple[PageImage, int, float, str]:
-    """The page turned as OSD says, if the first candidate reads a band of it better
-    so than as it lies; when OSD has no answer or the page reads badly either way,
-    the other quarter turns are tried too (a sideways scan OSD could not place)."""
+             first: Candidate) -> tuple[int, float, str]:
+    """OSD's turn, if the first candidate reads a band of the page better so than as it
+    lies (OSD turned a Korean fax upside down). Returns the turns, the band's score
+    and what was measured."""
     turns = osd.turns if osd is not None else 0
     tries = {0: _score(_probe(engine, page, first, False))}
     if turns:
         tries[turns] = _score(_probe(engine, turned(page, turns), first, False))
-    if max(tries.values()) < SURE / 2:
-        for other in (1, 2, 3):
-            if other not in tries:
-                tries[other] = _score(_probe(engine, turned(page, other), first, False))
     best = max(tries, key=lambda t: (tries[t], t == 0))
     why = ", ".join(f"{t * 90}° {score:.0f}" for t, score in tries.items())
-    return turned(page, best), best, tries[best], f"read as {first.language} turned {why}"
+    return best, tries[best], f"{first.language} read {why}"
+
+
+def _sideways(engine: Engine, page: PageImage, tried: int, best: _Best) -> tuple[int, _Best | None, str]:
+    """When the page reads badly every way tried, the other quarter turns with the
+    language that read it best (a sideways scan OSD could not place)."""
+    found: tuple[int, _Best | None] = (tried, None)
+    notes = []
+    for turns in (1, 2, 3):
+        if turns == tried:
+            continue
+        reading = _probe(engine, turned(page, turns), best.candidate, True)
+        score = _score(reading)
+        notes.append(f"{turns * 90}° {score:.0f}")
+        if score > max(best.score, (found[1].score if found[1] else 0.0)) + 10:
+            found = (turns, _Best(best.candidate, score, reading, best.tried))
+    return found[0], found[1], ", ".join(notes)
 
 
 def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
@@ -150,11 +162,17 @@ def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
         raise ValueError(f"none of the OCR languages {'+'.join(languages)} has data in {engine.tessdata}")
     osd = engine.orientation(page.image)
     options = ordered(found, osd)
-    upright, turns, known, turning = _upright(engine, page, osd, options[0])
+    turns, known, turning = _upright(engine, page, osd, options[0])
     why = f"OSD: {osd.script}, {osd.turns * 90}°" if osd is not None else "OSD: no answer"
+    upright = turned(page, turns)
     best = _best(engine, upright, options, False, known)
     if best.score < SURE / 2:  # the band holds too little to tell: try the whole page
         best = _best(engine, upright, options, True)
+    if best.score < SURE / 2:
+        turns, sideways, notes = _sideways(engine, page, turns, best)
+        turning += f"; {best.candidate.language} read the whole page {notes}"
+        if sideways is not None:
+            upright, best = turned(page, turns), sideways
     chosen = best.candidate
     reading = best.reading or engine.read(upright.image, chosen.language, chosen.vertical, round(upright.dpi[0]))
     return Choice(reading, upright, turns,
