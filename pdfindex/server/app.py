@@ -43,9 +43,10 @@ class ServeOptions:
     token: str | None = None
     #: PageIndex objects lent to request threads (each keeps a searcher open).
     searchers: int = 2
-    #: Processes rendering page images, and the seconds one render may take.
+    #: Processes rendering page images, and the seconds one render may take (a
+    #: scanned page's marks need its OCR again: seconds, not milliseconds).
     renderers: int = 2
-    render_timeout: float = 10.0
+    render_timeout: float = 60.0
     #: Passwords for encrypted files' page images (None: ``settings.password_file``).
     password_file: Path | None = None
 

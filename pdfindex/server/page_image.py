@@ -28,12 +28,16 @@ import pypdfium2.raw as pdfium_c
 from PIL import Image, ImageDraw
 
 from pdfindex.indexer.marks import matching_spans
-from pdfindex.pipeline import DEFAULT_PARAMS, ExtractionError, Params, PasswordError, PdfFile
+from pdfindex.pipeline import DEFAULT_PARAMS, ExtractionError, Params, PasswordError, PdfFile, extract_page, iter_pages
 from pdfindex.pipeline.document import visible_box
 from pdfindex.pipeline.geometry import Rect
+from pdfindex.pipeline.ocr.decide import decide
+from pdfindex.pipeline.ocr.options import OcrSettings
+from pdfindex.pipeline.ocr.words import OcrWord
+from pdfindex.pipeline.textmap import TextMap
 from pdfindex.workers.files import read_pdf
 
-from .marks import MAX_BOXES, Quad, mark_quads
+from .marks import MAX_BOXES, Quad, mark_quads, span_quads
 from .page_glyphs import text_glyphs
 
 DEFAULT_WIDTH = 1000
@@ -167,8 +171,23 @@ def page_marks(pdf: PdfFile, page: int, terms: Iterable[str], language: str,
     wanted = frozenset(terms)
     if not wanted or not 1 <= page <= pdf.page_count:
         return []
+    read = ocr_words(pdf, page, params)
+    if read is not None:
+        return span_quads(read, matching_spans(language, read.text, wanted))
     glyphs, box = text_glyphs(pdf, page, params)
     return mark_quads(glyphs, box, lambda text: matching_spans(language, text, wanted), params)
+
+
+def ocr_words(pdf: PdfFile, number: int, params: Params = DEFAULT_PARAMS) -> TextMap[OcrWord] | None:
+    """The text map of page ``number`` as OCR read it when it was indexed (a page
+    OCR reads whole: a scan, or a suspect text layer OCR beat), else None. Read
+    again: Tesseract reads the same pixels the same way, and the index keeps no
+    word boxes (they would double its size for the pages few people look at)."""
+    checked = extract_page(pdf, number, params=params)
+    if decide("auto", checked.quality, checked.images, checked.box).action != "page":
+        return None
+    page = next(iter_pages(pdf, [number], params=params, ocr=OcrSettings("auto")))
+    return page.text_map if page.source == "ocr" else None
 
 
 def render_png(data: bytes, page: int, quads: Iterable[Quad], width: int = DEFAULT_WIDTH, *,
