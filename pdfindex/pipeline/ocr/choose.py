@@ -71,7 +71,7 @@ def _band(page: PageImage) -> Image:
     """About a quarter of the page from 30 % down, cut where no line is (a line cut
     in half reads as garbage and would lower the right language's confidence)."""
     width, height = page.image.size
-    rows = list(page.image.resize((1, height), PILImage.Resampling.BOX).getdata())
+    rows = page.image.resize((1, height), PILImage.Resampling.BOX).tobytes()  # one byte a row (mode L)
     blank = max(rows) - 3
 
     def clear(row: int) -> int:
