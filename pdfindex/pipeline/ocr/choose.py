@@ -104,6 +104,8 @@ class _Best:
     #: The probe's reading when it read the whole page (it is then the page's).
     reading: Reading | None
     tried: str
+    #: The most words any probe found: fewer than MIN_WORDS say the band was empty.
+    words: int = 0
 
 
 def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool,
@@ -116,9 +118,11 @@ def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool
         reading = None if known is not None and candidate is options[0] and not whole else \
             _probe(engine, page, candidate, whole)
         score = _score(reading) if reading is not None else known or 0.0
+        words = len(reading.words) if reading is not None else (MIN_WORDS if known else 0)
+        best.words = max(best.words, words)
         tried.append(f"{candidate.language} {score:.0f}")
         if score > best.score:
-            best = _Best(candidate, score, reading if whole else None, "")
+            best = _Best(candidate, score, reading if whole else None, "", best.words)
         if score >= SURE:
             break
     best.tried = ", ".join(tried)
@@ -134,24 +138,26 @@ def _upright(engine: Engine, page: PageImage, osd: Orientation | None,
     tries = {0: _score(_probe(engine, page, first, False))}
     if turns:
         tries[turns] = _score(_probe(engine, turned(page, turns), first, False))
-    best = max(tries, key=lambda t: (tries[t], t == 0))
+    # a turn is taken only on a good reading: two bad ones (the wrong language) tell nothing
+    best = max(tries, key=lambda t: (tries[t] >= SURE / 2 and tries[t], t == 0))
     why = ", ".join(f"{t * 90}° {score:.0f}" for t, score in tries.items())
     return best, tries[best], f"{first.language} read {why}"
 
 
-def _sideways(engine: Engine, page: PageImage, tried: int, best: _Best) -> tuple[int, _Best | None, str]:
+def _sideways(engine: Engine, page: PageImage, tried: int, best: _Best,
+              whole: bool) -> tuple[int, _Best | None, str]:
     """When the page reads badly every way tried, the other quarter turns with the
     language that read it best (a sideways scan OSD could not place)."""
     found: tuple[int, _Best | None] = (tried, None)
     notes = []
-    for turns in (1, 2, 3):
+    for turns in (0, 1, 2, 3):
         if turns == tried:
             continue
-        reading = _probe(engine, turned(page, turns), best.candidate, True)
+        reading = _probe(engine, turned(page, turns), best.candidate, whole)
         score = _score(reading)
         notes.append(f"{turns * 90}° {score:.0f}")
         if score > max(best.score, (found[1].score if found[1] else 0.0)) + 10:
-            found = (turns, _Best(best.candidate, score, reading, best.tried))
+            found = (turns, _Best(best.candidate, score, reading if whole else None, best.tried))
     return found[0], found[1], ", ".join(notes)
 
 
@@ -166,11 +172,12 @@ def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
     why = f"OSD: {osd.script}, {osd.turns * 90}°" if osd is not None else "OSD: no answer"
     upright = turned(page, turns)
     best = _best(engine, upright, options, False, known)
-    if best.score < SURE / 2:  # the band holds too little to tell: try the whole page
+    whole = best.words < MIN_WORDS
+    if whole:  # the band holds too little to tell: try the whole page
         best = _best(engine, upright, options, True)
     if best.score < SURE / 2:
-        turns, sideways, notes = _sideways(engine, page, turns, best)
-        turning += f"; {best.candidate.language} read the whole page {notes}"
+        turns, sideways, notes = _sideways(engine, page, turns, best, whole)
+        turning += f"; {best.candidate.language} read {notes}"
         if sideways is not None:
             upright, best = turned(page, turns), sideways
     chosen = best.candidate
