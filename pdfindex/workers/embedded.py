@@ -133,6 +133,8 @@ def run_embedded(jobs: list[Job], passwords: list[str], settings: Settings, summ
             while pending:
                 for done, outcome in _arrived(results, pending):
                     _take(done, outcome, phase, session, submit)
+                if pending and not any(p.ocr.defer or p.ocr.mode == "off" for p in pending.values()):
+                    session.commit()  # only OCR passes left: the text is searchable, and each OCR'd file kept
         except KeyboardInterrupt:
             summary.interrupted = True
             log.warning("stopping... committing the %d files done; %d not done are left for the next run",

@@ -109,7 +109,7 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
     paths = [Path(p).absolute() for p in paths]
     records = list(index.documents()) if index is not None else []
     planner = _Planner(records, _Retry(encrypted=retry_encrypted or retry_failed, failed=retry_failed, force=force),
-                       _waiting_for_ocr(index, records) if ocr else set())
+                       _waiting_for_ocr(index, records, retry_failed) if ocr else set())
     for path in find_pdfs(paths, recursive, planner.plan.skipped):
         planner.file(path)
     planner.name_not_pdfs(paths)
@@ -119,10 +119,12 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
     return planner.plan
 
 
-def _waiting_for_ocr(index: PageIndex | None, records: list[DocumentRecord]) -> set[str]:
+def _waiting_for_ocr(index: PageIndex | None, records: list[DocumentRecord], retry_failed: bool) -> set[str]:
     """The contents with pages waiting for OCR: as their records count them, or for a
-    record from before OCR (``ocr_pending`` None), any page that needs it."""
-    waiting = {doc.doc_hash for doc in records if doc.ocr_pending}
+    record from before OCR (``ocr_pending`` None), any page that needs it; with
+    ``retry_failed``, those whose OCR failed too."""
+    waiting = {doc.doc_hash for doc in records
+               if doc.ocr_pending or (retry_failed and doc.problems.get("ocr_failed"))}
     if index is not None and any(doc.ocr_pending is None for doc in records):
         unknown = {doc.doc_hash for doc in records if doc.ocr_pending is None}
         listed = index.list_documents(ListFilters(needs_ocr=True)).documents

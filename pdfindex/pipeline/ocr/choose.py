@@ -28,8 +28,13 @@ from .prepare import turned
 SURE = 88.0
 #: Fewer words than this in the band say nothing about the language.
 MIN_WORDS = 4
+#: A candidate this far ahead of the next (of at least SURE / 2) ends the search:
+#: the wrong languages read the corpus pages at least 30 below the right one.
+CLEAR_LEAD = 30.0
+#: The share of a page's rows with ink below which a band is not worth reading.
+MIN_INK = 0.02
 #: Scripts OSD names → the language a candidate must have to come first.
-_SCRIPT_LANGUAGES = {"Hangul": ("kor",), "Korean": ("kor",), "Japanese": ("jpn", "jpn_vert"),
+_SCRIPT_LANGUAGES = {"Hangul": ("kor",), "Korean": ("kor",), "Japanese": ("jpn", "chi_sim", "jpn_vert"),
                      "Katakana": ("jpn", "jpn_vert"), "Hiragana": ("jpn", "jpn_vert"),
                      "Han": ("chi_sim", "chi_tra", "jpn", "jpn_vert")}
 _CJK = ("chi_sim", "chi_tra", "jpn", "kor")
@@ -67,23 +72,33 @@ def ordered(found: list[Candidate], osd: Orientation | None) -> list[Candidate]:
     return sorted(found, key=lambda c: first.index(c.language) if c.language in first else len(first))
 
 
-def _band(page: PageImage) -> Image:
-    """About a quarter of the page from 30 % down, cut where no line is (a line cut
-    in half reads as garbage and would lower the right language's confidence)."""
+def _band(page: PageImage) -> Image | None:
+    """The quarter of the page that holds the most lines, cut where no line is (a
+    line cut in half reads as garbage and would lower the right language's
+    confidence); None when the page holds too little ink for a band to tell."""
     width, height = page.image.size
     rows = page.image.resize((1, height), PILImage.Resampling.BOX).tobytes()  # one byte a row (mode L)
     blank = max(rows) - 3
+    inked = [1 if row < blank else 0 for row in rows]
+    span = max(1, height // 4)
+    count = sum(inked[:span])
+    best, top = count, 0
+    for start in range(1, height - span + 1):
+        count += inked[start + span - 1] - inked[start - 1]
+        if count > best:
+            best, top = count, start
+    if best < MIN_INK * height:
+        return None
 
     def clear(row: int) -> int:
         for step in range(int(height * 0.06)):
             for at in (row - step, row + step):
-                if 0 <= at < height and rows[at] >= blank:
+                if 0 <= at < height and not inked[at]:
                     return at
         return row
 
-    top = clear(int(height * 0.3))
-    bottom = clear(int(height * 0.55))
-    return page.image.crop((0, top, width, max(bottom, top + 1)))
+    upper, lower = clear(top), clear(min(height - 1, top + span))
+    return page.image.crop((0, upper, width, max(lower, upper + 1)))
 
 
 def _score(reading: Reading) -> float:
@@ -93,8 +108,9 @@ def _score(reading: Reading) -> float:
 
 
 def _probe(engine: Engine, page: PageImage, candidate: Candidate, whole: bool) -> Reading:
-    image = page.image if whole else _band(page)
-    return engine.read(image, candidate.language, candidate.vertical, round(page.dpi[0]))
+    image = None if whole else _band(page)
+    return engine.read(page.image if image is None else image, candidate.language, candidate.vertical,
+                       round(page.dpi[0]))
 
 
 @dataclass(slots=True)
@@ -113,6 +129,7 @@ def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool
     """The candidate reading ``page`` (a band of it, or ``whole``) most confidently;
     ``known``: the first candidate's band score, already measured."""
     tried: list[str] = []
+    scores: list[float] = []
     best = _Best(options[0], -1.0, None, "")
     for candidate in options:
         reading = None if known is not None and candidate is options[0] and not whole else \
@@ -121,9 +138,11 @@ def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool
         words = len(reading.words) if reading is not None else (MIN_WORDS if known else 0)
         best.words = max(best.words, words)
         tried.append(f"{candidate.language} {score:.0f}")
+        scores.append(score)
         if score > best.score:
             best = _Best(candidate, score, reading if whole else None, "", best.words)
-        if score >= SURE:
+        if score >= SURE or (len(scores) > 1 and best.score >= SURE / 2
+                             and best.score - sorted(scores)[-2] >= CLEAR_LEAD):
             break
     best.tried = ", ".join(tried)
     return best
@@ -156,7 +175,7 @@ def _sideways(engine: Engine, page: PageImage, tried: int, best: _Best,
         reading = _probe(engine, turned(page, turns), best.candidate, whole)
         score = _score(reading)
         notes.append(f"{turns * 90}° {score:.0f}")
-        if score > max(best.score, (found[1].score if found[1] else 0.0)) + 10:
+        if score >= SURE / 2 and score > max(best.score, (found[1].score if found[1] else 0.0)) + 10:
             found = (turns, _Best(best.candidate, score, reading if whole else None, best.tried))
     return found[0], found[1], ", ".join(notes)
 
@@ -171,9 +190,10 @@ def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
     turns, known, turning = _upright(engine, page, osd, options[0])
     why = f"OSD: {osd.script}, {osd.turns * 90}°" if osd is not None else "OSD: no answer"
     upright = turned(page, turns)
-    best = _best(engine, upright, options, False, known)
-    whole = best.words < MIN_WORDS
-    if whole:  # the band holds too little to tell: try the whole page
+    whole = _band(upright) is None
+    best = _best(engine, upright, options, whole, None if whole else known)
+    if not whole and best.words < MIN_WORDS:  # the band holds too little to tell: try the whole page
+        whole = True
         best = _best(engine, upright, options, True)
     if best.score < SURE / 2:
         turns, sideways, notes = _sideways(engine, page, turns, best, whole)

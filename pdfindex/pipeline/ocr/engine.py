@@ -93,6 +93,9 @@ def tessdata_dir() -> Path:
                 path = path / "tessdata"
             if not path.is_dir():
                 raise EngineMissing(f"{name}={value} is not a folder; {INSTALL_HINT}")
+            if not any(path.glob("*.traineddata")):
+                raise EngineMissing(f"{name}={value} holds no Tesseract language data (*.traineddata); "
+                                    f"{INSTALL_HINT}")
             return path
     for place in TESSDATA_PLACES:
         if any(Path(place).glob("*.traineddata")):

@@ -97,12 +97,17 @@ def _whole(pdf_page: pdfium.PdfPage, page: Page, settings: OcrSettings) -> None:
                        settings.max_page_pixels)
     mapped, info = _read(image, settings)
     page.ocr = info
-    if page.quality.glyphs and not better(info.confidence, page.quality):
-        page.ocr_decision += (f"; the text layer kept (coverage {page.quality.coverage or 0:.0%} against "
-                              f"OCR confidence {info.confidence:.0f} %)")
-        return
     if page.quality.glyphs:
-        page.ocr_decision += f"; OCR's text indexed (confidence {info.confidence:.0f} %)"
+        # force is OCRmyPDF's --force-ocr: what OCR reads replaces the text layer,
+        # unless it reads nothing (a layer drawn invisibly, over a blank page)
+        if settings.mode == "force" and info.words:
+            page.ocr_decision += f"; OCR's text indexed in place of the text layer (confidence {info.confidence:.0f} %)"
+        elif settings.mode != "force" and better(info.confidence, page.quality):
+            page.ocr_decision += f"; OCR's text indexed (confidence {info.confidence:.0f} %)"
+        else:
+            page.ocr_decision += (f"; the text layer kept (coverage {page.quality.coverage or 0:.0%} against "
+                                  f"OCR confidence {info.confidence:.0f} %)")
+            return
     page.text, page.text_map, page.source = mapped.text, mapped, "ocr"
 
 
