@@ -353,7 +353,7 @@ def test_rediss_with_query_options(tmp_path: Path) -> None:
         base = f"rediss://127.0.0.1:{s.port}/0"
         for reqs in ("required", "CERT_REQUIRED"):
             assert handoff.queue_depths(_settings(f"{base}?ssl_cert_reqs={reqs}&ssl_ca_certs={tls / 'ca.pem'}")) \
-                == {"extract": 0, "index": 0, "waiting to be written": 0}
+                == {"extract": 0, "index": 0, "ocr": 0, "waiting to be written": 0}
         # Without the CA the server's certificate cannot be verified; verification is on by default.
         with pytest.raises(BrokerError, match="TLS failed"):
             handoff.queue_depths(_settings(base))

@@ -77,7 +77,17 @@ def _problem_sums(pages: Sequence[PageRecord]) -> dict[str, int]:
     return sums
 
 
-def _checked(raw: object, types: dict[str, tuple[type, ...]], what: str) -> dict[str, object]:
+#: Fields an outcome may leave out, with the value they then have: those added since
+#: (OCR, issue 22), so a worker of the version before still hands over what the writer takes.
+_DOC_OPTIONAL: dict[str, object] = {"ocr_pending": None}
+_PAGE_OPTIONAL: dict[str, object] = {"source": "text", "ocr_confidence": None, "ocr_languages": "",
+                                     "ocr_pending": False}
+
+
+def _checked(raw: object, types: dict[str, tuple[type, ...]], what: str,
+             optional: dict[str, object]) -> dict[str, object]:
+    if isinstance(raw, dict):
+        raw = {**optional, **raw}
     if not isinstance(raw, dict) or set(raw) != set(types):
         raise ValueError(f"{what}: not a record with the fields {sorted(types)}")
     for key, allowed in types.items():
@@ -118,14 +128,14 @@ class Outcome:
         if not isinstance(raw, dict) or not isinstance(raw.get("pages"), list) \
                 or not isinstance(raw.get("job_hash"), str):
             raise ValueError("outcome: not an object with doc, pages and job_hash")
-        doc = dict(_checked(raw.get("doc"), _DOC_TYPES, "outcome record"))
+        doc = dict(_checked(raw.get("doc"), _DOC_TYPES, "outcome record", _DOC_OPTIONAL))
         try:
             doc["status"] = Status(str(doc["status"]))
         except ValueError:
             raise ValueError(f"outcome record: unknown status {str(doc['status'])[:40]!r}") from None
         pages = []
         for p in raw["pages"]:
-            fields = dict(_checked(p, _PAGE_TYPES, "outcome page"))
+            fields = dict(_checked(p, _PAGE_TYPES, "outcome page", _PAGE_OPTIONAL))
             fields["problems"] = _page_problems(fields["problems"], "outcome page")
             _check_ocr(fields)
             pages.append(PageRecord(**fields))  # type: ignore[arg-type]

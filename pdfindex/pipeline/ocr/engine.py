@@ -26,11 +26,10 @@ if TYPE_CHECKING:
 TESSDATA_PLACES = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
                    "/usr/share/tessdata", "/opt/homebrew/share/tessdata", "/usr/local/share/tessdata")
 #: What a new user installs to get working OCR (README, and the one line the
-#: pipeline says when the engine or its languages are missing).
-INSTALL_HINT = ("install Tesseract's language data: apt-get install tesseract-ocr-eng tesseract-ocr-deu "
-                "tesseract-ocr-fra tesseract-ocr-kor tesseract-ocr-jpn tesseract-ocr-jpn-vert "
-                "tesseract-ocr-chi-sim tesseract-ocr-osd (or set PDFINDEX_TESSDATA to a folder of "
-                "*.traineddata files)")
+#: pipeline says when the engine or its languages are missing). Short: a page
+#: problem is one line of at most contract.problems.MAX_LINE characters, cut in
+#: the middle beyond, and the reason comes before it.
+INSTALL_HINT = "apt-get install tesseract-ocr-{eng,deu,fra,kor,jpn,jpn-vert,chi-sim,osd}, or set PDFINDEX_TESSDATA"
 
 
 #: Languages read as one block of lines (``Engine.read``).
@@ -92,10 +91,9 @@ def tessdata_dir() -> Path:
             if (path / "tessdata").is_dir() and not any(path.glob("*.traineddata")):
                 path = path / "tessdata"
             if not path.is_dir():
-                raise EngineMissing(f"{name}={value} is not a folder; {INSTALL_HINT}")
+                raise EngineMissing(f"{name} is not a folder; {INSTALL_HINT}")
             if not any(path.glob("*.traineddata")):
-                raise EngineMissing(f"{name}={value} holds no Tesseract language data (*.traineddata); "
-                                    f"{INSTALL_HINT}")
+                raise EngineMissing(f"no Tesseract language data in the {name} folder; {INSTALL_HINT}")
             return path
     for place in TESSDATA_PLACES:
         if any(Path(place).glob("*.traineddata")):
