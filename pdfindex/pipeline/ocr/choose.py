@@ -34,7 +34,7 @@ CLEAR_LEAD = 30.0
 #: The share of a page's rows with ink below which a band is not worth reading.
 MIN_INK = 0.02
 #: Scripts OSD names → the language a candidate must have to come first.
-_SCRIPT_LANGUAGES = {"Hangul": ("kor",), "Korean": ("kor",), "Japanese": ("jpn", "chi_sim", "jpn_vert"),
+_SCRIPT_LANGUAGES = {"Hangul": ("kor",), "Korean": ("kor",), "Japanese": ("jpn", "jpn_vert", "chi_sim"),
                      "Katakana": ("jpn", "jpn_vert"), "Hiragana": ("jpn", "jpn_vert"),
                      "Han": ("chi_sim", "chi_tra", "jpn", "jpn_vert")}
 _CJK = ("chi_sim", "chi_tra", "jpn", "kor")
@@ -78,7 +78,9 @@ def _band(page: PageImage) -> Image | None:
     confidence); None when the page holds too little ink for a band to tell."""
     width, height = page.image.size
     rows = page.image.resize((1, height), PILImage.Resampling.BOX).tobytes()  # one byte a row (mode L)
-    blank = max(rows) - 3
+    # a row is inked when clearly darker than the paper (noise and grain darken every row a little)
+    paper = sorted(rows)[int(height * 0.95)]
+    blank = paper - max(6, (paper - min(rows)) * 0.08)
     inked = [1 if row < blank else 0 for row in rows]
     span = max(1, height // 4)
     count = sum(inked[:span])
