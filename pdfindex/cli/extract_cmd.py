@@ -8,6 +8,7 @@ import sys
 from pdfindex.contract.display import shown
 from pdfindex.config.settings import load as load_settings
 from pdfindex.config.settings import ocr_languages
+from pdfindex.contract.problems import ProblemCode
 from pdfindex.contract.shapes import JSON_VERSION, problems_json
 from pdfindex.pipeline import PdfFile, export_text, iter_pages, parse_page_ranges
 from pdfindex.pipeline.errors import as_problem
@@ -58,13 +59,24 @@ def cmd_extract(args: argparse.Namespace) -> int:
         write_json({"version": JSON_VERSION, "file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out)
         return 0
     first = True
+    told: set[str] = set()
     for page in iter_pages(pdf, numbers, layout=args.layout, ocr=ocr, password=args.password):
+        _tell_ocr_failures(pdf.name, page, told)
         if not first:
             out.write("\f")
         out.write(page.text)
         out.write("\n")
         first = False
     return 0
+
+
+def _tell_ocr_failures(name: str, page: Page, told: set[str]) -> None:
+    """A page OCR should have read and did not: one line on stderr (each reason once
+    per file), since the text on stdout cannot say why a scan came out empty."""
+    for problem in map(as_problem, page.problems):
+        if problem.code == ProblemCode.OCR_FAILED and str(problem) not in told:
+            told.add(str(problem))
+            print(f"pdfindex: {shown(name)}: page {page.number}: {problem}", file=sys.stderr)
 
 
 def ocr_settings(args: argparse.Namespace) -> OcrSettings:

@@ -28,9 +28,11 @@ from .prepare import turned
 SURE = 88.0
 #: Fewer words than this in the band say nothing about the language.
 MIN_WORDS = 4
-#: A candidate this far ahead of the next (of at least SURE / 2) ends the search:
-#: the wrong languages read the corpus pages at least 30 below the right one.
+#: A candidate reading at least CLEAR_FLOOR and this far ahead of the next ends the
+#: search: the wrong languages read the corpus pages at least 30 below the right one
+#: (but Japanese read a Chinese page at 66: below the floor, so Chinese is tried).
 CLEAR_LEAD = 30.0
+CLEAR_FLOOR = 75.0
 #: The share of a page's rows with ink below which a band is not worth reading.
 MIN_INK = 0.02
 #: Scripts OSD names → the language a candidate must have to come first.
@@ -143,7 +145,7 @@ def _best(engine: Engine, page: PageImage, options: list[Candidate], whole: bool
         scores.append(score)
         if score > best.score:
             best = _Best(candidate, score, reading if whole else None, "", best.words)
-        if score >= SURE or (len(scores) > 1 and best.score >= SURE / 2
+        if score >= SURE or (len(scores) > 1 and best.score >= CLEAR_FLOOR
                              and best.score - sorted(scores)[-2] >= CLEAR_LEAD):
             break
     best.tried = ", ".join(tried)
