@@ -206,9 +206,11 @@ def render_summary(summary: Summary, signal_name: str | None = None) -> str:
         lines.append(f"  pages queued for OCR: {summary.ocr_queued} (read by the workers of the ocr queue; "
                      "searchable as they finish: `pdfindex status`)")
     elif summary.ocr_queued:
-        lines.append(f"  pages OCR'd:          {summary.ocr_pages} of {summary.ocr_queued}"
-                     + (f" (OCR failed for {summary.ocr_given_up} file(s): see `pdfindex list --problems ocr_failed`)"
-                        if summary.ocr_given_up else ""))
+        lines.append(f"  pages OCR'd:          {summary.ocr_pages} of {summary.ocr_queued}")
+        if summary.ocr_failed or summary.ocr_given_up:
+            first = summary.ocr_failure or "the OCR job failed"
+            lines.append(f"  not OCR'd:            {summary.ocr_failed} page(s) (first: {first}; "
+                         "`pdfindex list --problems ocr_failed`, `ingest --retry-failed` to try again)")
     skipped = _skipped(summary)
     if skipped:
         lines.append(skipped)

@@ -55,6 +55,7 @@ def document_json(doc: DocumentRecord) -> dict[str, Any]:
         "mean_coverage": None if doc.mean_coverage is None else round(doc.mean_coverage, 4),
         "paths": list(doc.paths or [doc.path]),
         "problems": dict(sorted(doc.problems.items())),
+        "ocr_pending": doc.ocr_pending,
     }
 
 

@@ -166,6 +166,7 @@ def _take(done: _Pending, outcome: Outcome, phase: OcrPhase, session: Session,
         return
     if done.ocr.mode == "off" and phase.is_abandoned(done.job):
         session.write_again(outcome)
+        phase.summary.ocr_done(outcome)  # its waiting pages now carry why OCR failed
         return
     session.write(outcome)
     if outcome.doc.ocr_pending:

@@ -109,7 +109,7 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
     paths = [Path(p).absolute() for p in paths]
     records = list(index.documents()) if index is not None else []
     planner = _Planner(records, _Retry(encrypted=retry_encrypted or retry_failed, failed=retry_failed, force=force),
-                       _waiting_for_ocr(index, records, retry_failed) if ocr else set())
+                       _waiting_for_ocr(index, records, retry_failed) if ocr else {})
     for path in find_pdfs(paths, recursive, planner.plan.skipped):
         planner.file(path)
     planner.name_not_pdfs(paths)
@@ -119,16 +119,18 @@ def make_plan(index: PageIndex | None, paths: Iterable[Path], recursive: bool, r
     return planner.plan
 
 
-def _waiting_for_ocr(index: PageIndex | None, records: list[DocumentRecord], retry_failed: bool) -> set[str]:
-    """The contents with pages waiting for OCR: as their records count them, or for a
-    record from before OCR (``ocr_pending`` None), any page that needs it; with
-    ``retry_failed``, those whose OCR failed too."""
-    waiting = {doc.doc_hash for doc in records
-               if doc.ocr_pending or (retry_failed and doc.problems.get("ocr_failed"))}
-    if index is not None and any(doc.ocr_pending is None for doc in records):
-        unknown = {doc.doc_hash for doc in records if doc.ocr_pending is None}
-        listed = index.list_documents(ListFilters(needs_ocr=True)).documents
-        waiting |= {doc.doc_hash for doc in listed if doc.doc_hash in unknown}
+def _waiting_for_ocr(index: PageIndex | None, records: list[DocumentRecord], retry_failed: bool) -> dict[str, int]:
+    """The contents with pages waiting for OCR, and how many: as their records count
+    them, or for a record that made no OCR decision (``ocr_pending`` None: extracted
+    with OCR off, or before OCR) its pages that need it; with ``retry_failed``, the
+    pages of those whose OCR failed too."""
+    waiting = {doc.doc_hash: doc.ocr_pending for doc in records if doc.ocr_pending}
+    asked = {doc.doc_hash for doc in records
+             if doc.ocr_pending is None or (retry_failed and doc.problems.get("ocr_failed"))}
+    if index is not None and asked:
+        for page in index.list_pages(ListFilters(needs_ocr=True)).pages:
+            if page.doc_hash in asked:
+                waiting[page.doc_hash] = waiting.get(page.doc_hash, 0) + 1
     return waiting
 
 
@@ -153,7 +155,7 @@ class _Planner:
     """A plan as the walk fills it in: the index's records by path and by content,
     and the contents planned and files found so far."""
 
-    def __init__(self, records: list[DocumentRecord], retry: _Retry, ocr_waiting: set[str]) -> None:
+    def __init__(self, records: list[DocumentRecord], retry: _Retry, ocr_waiting: dict[str, int]) -> None:
         self.plan = Plan()
         self.retry = retry
         self.ocr_waiting = ocr_waiting
@@ -205,9 +207,9 @@ class _Planner:
             self.plan.still_failed.append((path, record.status, record.error))
             return
         self.plan.unchanged += 1
-        if record.doc_hash in self.ocr_waiting:
-            self.ocr_waiting.discard(record.doc_hash)  # one job for the content, whichever copy
-            self.plan.ocr_jobs.append(Job(Path(path), record.doc_hash, record.ocr_pending or record.page_count))
+        pages = self.ocr_waiting.pop(record.doc_hash, 0)  # one job for the content, whichever copy
+        if pages:
+            self.plan.ocr_jobs.append(Job(Path(path), record.doc_hash, pages))
 
     def name_not_pdfs(self, paths: list[Path]) -> None:
         """File arguments the walk did not take for PDFs: named, so no longer one of

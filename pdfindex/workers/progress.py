@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
+from pdfindex.contract.problems import ProblemCode
 from pdfindex.indexer import DocumentRecord, Status
 
 from .outcome import Outcome
@@ -87,6 +88,9 @@ class Summary:
     ocr_given_up: int = 0
     #: the ocr queue's workers read the pages after the run (Celery mode)
     ocr_in_background: bool = False
+    #: pages OCR was asked to read and did not, and the first reason
+    ocr_failed: int = 0
+    ocr_failure: str = ""
 
     def record(self, outcome: Outcome) -> None:
         self.add(brief(outcome))
@@ -117,6 +121,11 @@ class Summary:
         read = sum(1 for p in outcome.pages if p.ocr_confidence is not None)
         self.ocr_pages += read
         self.needs_ocr = max(0, self.needs_ocr - read)
+        for page in outcome.pages:
+            failures = [p for p in page.problems if p.code == ProblemCode.OCR_FAILED]
+            if failures:
+                self.ocr_failed += 1
+                self.ocr_failure = self.ocr_failure or str(failures[0])
 
     def moved(self, before: Status, after: Status) -> None:
         """A file counted as ``before`` whose second outcome (OCR) is ``after``."""

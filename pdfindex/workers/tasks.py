@@ -73,20 +73,20 @@ WRITE_RETRIES = 30
 SHOWN_PATH = 300
 
 
-def _parse(task_id: str | None, args: Any, kwargs: Any) -> ExtractJob | None:
+def _parse(task_id: str | None, args: Any, kwargs: Any, task: str = "pdfindex.extract") -> ExtractJob | None:
     try:
         return parse_extract(args, kwargs)
     except BadMessage as exc:
-        log.error("pdfindex: refused pdfindex.extract[%s]: malformed message: %s", task_id, exc)
+        log.error("pdfindex: refused %s[%s]: malformed message: %s", task, task_id, exc)
         return None
 
 
-def _inside_roots(task_id: str | None, job: ExtractJob) -> bool:
+def _inside_roots(task_id: str | None, job: ExtractJob, task: str = "pdfindex.extract") -> bool:
     try:
         check_under_roots(Path(job.path), settings.roots)
     except OutsideRoots:
-        log.error("pdfindex: refused pdfindex.extract[%s] for %r: outside PDFINDEX_ROOTS (%s); not read",
-                  task_id, job.path[:300], os.pathsep.join(map(str, settings.roots)))
+        log.error("pdfindex: refused %s[%s] for %r: outside PDFINDEX_ROOTS (%s); not read",
+                  task, task_id, job.path[:300], os.pathsep.join(map(str, settings.roots)))
         return False
     return True
 
@@ -207,6 +207,11 @@ def extract(self: Task, *args: Any, **kwargs: Any) -> None:
 _DEFERRED = OcrSettings.from_settings(settings, defer=settings.ocr != "off")
 
 
+_OCR = "pdfindex.ocr"
+#: The "run" OCR attempts are counted under (run_progress.attempts_key).
+OCR_ATTEMPTS = "ocr"
+
+
 def send_ocr(path: str, doc_hash: str, run_id: str) -> None:
     """Queue the OCR pass of a file whose pages wait for it (queue "ocr")."""
     ocr.apply_async(args=[path, doc_hash, run_id])
@@ -220,8 +225,8 @@ class OcrTask(ExtractTask):
         the text pages must not be lost to a scan OCR could not read)."""
         if isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
             return
-        job = _parse(task_id, args, kwargs)
-        if job is None or not _inside_roots(task_id, job):
+        job = _parse(task_id, args, kwargs, _OCR)
+        if job is None or not _inside_roots(task_id, job, _OCR):
             return
         reason = (f"OCR time limit of {settings.ocr_file_timeout:g} s exceeded"
                   if type(exc).__name__ == "TimeLimitExceeded" else f"OCR failed: {type(exc).__name__}: {exc}")
@@ -240,14 +245,16 @@ def _text_alone(job: ExtractJob, reason: str) -> Outcome:
 def ocr(self: Task, *args: Any, **kwargs: Any) -> None:
     """The OCR pass of one file (ocr queue): the same message and trust rules as
     ``extract``; its outcome replaces the file's record through the same hand-off."""
-    job = _parse(self.request.id, args, kwargs)
+    job = _parse(self.request.id, args, kwargs, _OCR)
     if job is None:
         return
-    if not _inside_roots(self.request.id, job):
+    if not _inside_roots(self.request.id, job, _OCR):
         _report_refused(job)
         return
     r = client(settings)
-    attempts = retrying(lambda: count_attempt(r, job.run_id, f"ocr:{job.doc_hash}"))
+    # counted apart from any run: the client that queued it may be gone (and its
+    # run's record with it) while the OCR is redelivered
+    attempts = retrying(lambda: count_attempt(r, OCR_ATTEMPTS, job.doc_hash))
     log.info("pdfindex: %r: OCR of %s (attempt %d) in process %d", job.path[:SHOWN_PATH], job.doc_hash,
              attempts, os.getpid())
     try:

@@ -29,12 +29,12 @@ if TYPE_CHECKING:
 
 #: Words Tesseract is less sure of than this count as doubtful ("low" share).
 LOW_CONFIDENCE = 60.0
-#: An image on a text page read less confidently than this holds no text: noise, a
-#: photograph or a pattern reads as hundreds of one-letter "words" at 5-20 % (a
-#: truncated JPEG's noise: 9 %), while the least confident page of the scans corpus (a
-#: Korean fax) reads at 41 % and the others at 74 % or more. Its "words" would only be
-#: noise appended to a good text layer.
-REGION_FLOOR = 30.0
+#: A page or image read less confidently than this holds no text: noise, a photograph
+#: or a pattern reads as one-letter "words" at 5-25 % (a truncated JPEG's noise: 9 %, a
+#: grey gradient: 23 %), while the least confident page of the scans corpus (a Chinese
+#: fax) reads at 71 % and the others at 74 % or more. Its "words" would only be noise
+#: in the index, and the page would no longer be listed as needing OCR.
+TEXT_FLOOR = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +102,11 @@ def _whole(pdf_page: pdfium.PdfPage, page: Page, settings: OcrSettings) -> None:
     image = page_image(pdf_page, page.box, page.rotation, page.images, settings.max_image_pixels,
                        settings.max_page_pixels)
     mapped, info = _read(image, settings)
+    if info.confidence < TEXT_FLOOR:  # specks, a photo, noise: no text to index
+        page.ocr_decision += f"; OCR read no text it trusts (confidence {info.confidence:.0f} %)"
+        page.problems.append(Problem(ProblemCode.OCR_FAILED, f"OCR read no text it trusts "
+                                                             f"(confidence {info.confidence:.0f} %)"))
+        return
     page.ocr = info
     if page.quality.glyphs:
         # force is OCRmyPDF's --force-ocr: what OCR reads replaces the text layer,
@@ -123,7 +128,7 @@ def _regions(pdf_page: pdfium.PdfPage, page: Page, settings: OcrSettings, decisi
     texts = []
     for region in decision.regions:
         mapped, info = _read(_crop(image, region), settings)
-        if mapped.text.strip() and info.confidence < REGION_FLOOR:
+        if mapped.text.strip() and info.confidence < TEXT_FLOOR:
             page.ocr_decision += f"; image {region.name} read as no text (confidence {info.confidence:.0f} %)"
         elif mapped.text.strip():
             texts.append(mapped.text)
