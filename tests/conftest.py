@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests import redis_db
-from tests.paths import PRODUCERS, REALWORLD
+from tests.paths import PRODUCERS, REALWORLD, SCANS
 
 if TYPE_CHECKING:
     import redis
@@ -39,6 +39,12 @@ def realworld() -> Path:
 @pytest.fixture(scope="session")
 def producers() -> Path:
     return _corpus(PRODUCERS, "producers")
+
+
+@pytest.fixture(scope="session")
+def scans() -> Path:
+    """The scanned corpus (issue 22): image-only PDFs with their text."""
+    return _corpus(SCANS, "scans")
 
 
 @pytest.fixture

@@ -9,3 +9,4 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PDFINDEX_SHARED", ROOT.parent / "shared"))
 REALWORLD = SHARED / "corpus" / "realworld"
 PRODUCERS = SHARED / "corpus" / "producers"
+SCANS = SHARED / "corpus" / "scans"

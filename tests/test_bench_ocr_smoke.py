@@ -5,7 +5,6 @@ on one small scan with the tesseract CLI alone. No figure of any OCR is judged."
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import shutil
@@ -15,24 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.paths import PRODUCERS, ROOT
+from tests.paths import ROOT
 
 from bench import ocr, ocr_known_item
 
-SCANS = PRODUCERS.parent / "scans"
 SMALL_SCAN = "chromium__ko__clean"  # one page, one language
-
-
-@pytest.fixture(scope="module")
-def ocr_scans() -> Path:
-    """The scans corpus, else a skip; under CI (which has ../shared) a failure, as
-    tests/conftest.py does for the other corpora."""
-    if not (SCANS / "MANIFEST.tsv").exists():
-        message = f"scans corpus not found at {SCANS} (set PDFINDEX_SHARED)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return SCANS
 
 
 # ---- CER ------------------------------------------------------------------------------
@@ -159,14 +145,14 @@ def test_query_words_are_rare_or_else_the_files_rarest() -> None:
 # ---- the bench, once ------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_bench_runs_the_tesseract_cli_on_one_scan(ocr_scans: Path, tmp_path: Path) -> None:
+def test_bench_runs_the_tesseract_cli_on_one_scan(scans: Path, tmp_path: Path) -> None:
     """``python -m bench.ocr`` as the README runs it, on one one-page scan, the
     tesseract CLI alone: the tables print and the JSON holds the file's numbers."""
     missing = [tool for tool in ("tesseract", "pdftoppm") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"{' and '.join(missing)} not installed (apt-get install tesseract-ocr poppler-utils)")
     out = tmp_path / "ocr.json"
-    done = subprocess.run([sys.executable, "-m", "bench.ocr", "--corpus", str(ocr_scans), "--systems", "tesseract",
+    done = subprocess.run([sys.executable, "-m", "bench.ocr", "--corpus", str(scans), "--systems", "tesseract",
                            "--files", SMALL_SCAN, "--json", str(out)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
