@@ -175,7 +175,7 @@ def test_a_clean_scan_reads_its_words_as_the_page_text() -> None:
     assert page.ocr is not None
     assert [line for line in page.text.split("\n") if line] == LINES  # line by line (blocks: a blank line)
     assert page.ocr.engine.startswith("tesseract 5")
-    assert page.ocr.languages == "eng+deu+fra"  # the default languages, Latin ones read together
+    assert page.ocr.languages == "fra+deu+eng"  # the default languages, Latin ones read together
     assert page.ocr.words == len(page.ocr.boxes) == len(WORDS)
     assert page.ocr.low_share < 0.1
     assert page.ocr_decision.startswith("no text layer and images over")
@@ -189,7 +189,7 @@ def test_a_clean_scan_reads_its_words_as_the_page_text() -> None:
     shown = page_json(page)
     assert shown["needs_ocr"] is False and shown["source"] == "ocr" and shown["text"] == page.text
     assert isinstance(shown["ocr"], dict) and shown["ocr"]["confidence"] == page.ocr.confidence
-    assert shown["ocr"]["words"] == len(WORDS) and shown["ocr"]["languages"] == "eng+deu+fra"
+    assert shown["ocr"]["words"] == len(WORDS) and shown["ocr"]["languages"] == "fra+deu+eng"
     assert shown["ocr_decision"] == page.ocr_decision and shown["problems"] == []
 
 
@@ -278,7 +278,7 @@ def test_german_and_french_accents_read_without_being_told_the_language() -> Non
     page = _read(scans.scanned(_text_pdf(ACCENTED), "clean")).pages[0]
     expected = " ".join(ACCENTED).split()
     _assert_ocr_page(page, expected, recall=0.7)
-    assert page.ocr is not None and page.ocr.languages == "eng+deu+fra"
+    assert page.ocr is not None and page.ocr.languages == "fra+deu+eng"
     read = set(page.text.split())
     assert {"Grüße", "Zürich", "Brücke", "über", "schön", "Straße", "Größe", "Mädchen", "Übung"} <= read
     assert {"garçon", "reçu", "crème", "café"} <= read

@@ -182,7 +182,7 @@ def _ocr_args(p: argparse.ArgumentParser) -> None:
                         "default PDFINDEX_OCR, else auto")
     p.add_argument("--ocr-languages", metavar="LANGS",
                    help="Tesseract languages joined by +, e.g. eng+deu+kor (default PDFINDEX_OCR_LANGUAGES, "
-                        "else eng+deu+fra+kor+jpn+jpn_vert+chi_sim)")
+                        "else fra+deu+eng+kor+jpn+jpn_vert+chi_sim)")
 
 
 def _add_ingestion(sub: Any) -> None:

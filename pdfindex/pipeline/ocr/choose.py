@@ -9,7 +9,7 @@ quarter of the page, so trying several costs less than one full reading; when th
 band holds too few words, the whole page is tried instead.
 
 Candidates are the configured languages: the Latin-script ones read together
-("eng+deu+fra": a page mixes them), each CJK language alone, and ``jpn_vert`` (or
+("fra+deu+eng": a page mixes them), each CJK language alone, and ``jpn_vert`` (or
 any ``*_vert``) as top-to-bottom columns.
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ _CJK = ("chi_sim", "chi_tra", "jpn", "kor")
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    language: str  # "eng+deu+fra", "kor", "jpn_vert", …
+    language: str  # "fra+deu+eng", "kor", "jpn_vert", …
     vertical: bool
 
 
