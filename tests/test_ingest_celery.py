@@ -69,7 +69,7 @@ def cluster_factory(broker: redis.Redis, tmp_path: Path) -> Iterator[Any]:
         cluster.stop()
 
 
-EMPTY_QUEUES = {"extract": 0, "index": 0, "waiting to be written": 0}
+EMPTY_QUEUES = {"extract": 0, "index": 0, "ocr": 0, "waiting to be written": 0}
 
 
 def _settled_status(index: Path, env: dict[str, str], timeout: float = 90) -> dict[str, Any]:
@@ -433,7 +433,7 @@ def test_status_json_shows_queue_depths(cluster_factory: Any, tmp_path: Path) ->
         wait_for((index / "current").exists, 60, "the client to create the index")
         status = wait_for(lambda: (s := status_json(index, cluster.env))["queues"]["extract"] == 6 and s, 60,
                           "six tasks in the extract queue", interval=0.2)
-        assert status["queues"] == {"extract": 6, "index": 0, "waiting to be written": 0}
+        assert status["queues"] == {"extract": 6, "index": 0, "ocr": 0, "waiting to be written": 0}
         assert status["documents"] == 0
         cluster.start(("ex1", "extract", 1))
         stdout, stderr = finish(client, 60)
