@@ -44,17 +44,19 @@ def decide(mode: str, quality: Quality, images: list[PlacedImage], box: Rect,
         return Decision("none", "OCR is off")
     if mode == "force":
         return Decision("page", "OCR forced")
-    share = area_share(images, box)
     if quality.suspect:
         return Decision("page", f"its text layer is suspect ({quality.suspect})")
     if quality.needs_ocr:
+        share = area_share(images, box)
         if share >= SCAN_SHARE:
             what = "no text layer" if quality.glyphs == 0 else "a text layer too poorly decoded to search"
             return Decision("page", f"{what} and images over {share:.0%} of the page")
         return Decision("none", "no text and no large image: nothing to read")
+    if texted is None:  # a good page without a large image (needs_regions_check)
+        return Decision("none", "the text layer is good")
     regions = tuple(image for image in images if _page_share(image.bbox, box) >= REGION_SHARE
-                    and not any(_inside(glyph, image.bbox) for glyph in texted or ()))
-    if regions and texted is not None:
+                    and not any(_inside(glyph, image.bbox) for glyph in texted))
+    if regions:
         return Decision("regions", f"{len(regions)} image{'s' if len(regions) > 1 else ''} without text "
                                    "on a page with a good text layer", regions)
     return Decision("none", "the text layer is good")
