@@ -16,11 +16,11 @@ import pypdfium2 as pdfium
 from ..errors import Problem, ProblemCode
 from ..images import PlacedImage
 from ..textmap import TextMap
-from .acquire import ImageRefused, PageImage, PixelMap, page_image, render
+from .acquire import ImageRefused, PageImage, page_image, render
 from .choose import choose
 from .decide import Decision, better
-from .options import OcrSettings
 from .engine import EngineMissing, engine
+from .options import OcrSettings
 from .prepare import prepared
 from .words import OcrWord, placed_words, text_map
 
@@ -151,4 +151,4 @@ def _crop(image: PageImage, region: PlacedImage) -> PageImage:
     return PageImage(cropped, image.dpi, image.map.then((1.0, 0.0, 0.0, 1.0, box[0], box[1])), image.origin)
 
 
-__all__ = ["OcrInfo", "PixelMap", "Renderer", "ocr_page"]
+__all__ = ["OcrInfo", "Renderer", "ocr_page"]
