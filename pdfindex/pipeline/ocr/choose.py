@@ -20,7 +20,7 @@ from PIL import Image as PILImage
 from PIL.Image import Image
 
 from .acquire import PageImage
-from .engine import Engine, Orientation, Reading
+from .engine import INSTALL_HINT, Engine, EngineMissing, Orientation, Reading
 from .prepare import turned
 
 #: A band reading at least this confident ends the search (the right language read
@@ -188,7 +188,7 @@ def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
     """Read the page the way up and in the language that read it best."""
     found = candidates(languages, engine.languages)
     if not found:
-        raise ValueError(f"none of the OCR languages {'+'.join(languages)} has data in {engine.tessdata}")
+        raise EngineMissing(f"no data for {'+'.join(languages)} in {engine.tessdata}; {INSTALL_HINT}")
     osd = engine.orientation(page.image)
     options = ordered(found, osd)
     turns, known, turning = _upright(engine, page, osd, options[0])
