@@ -220,7 +220,7 @@ def test_a_worker_refuses_an_unknown_queue(tmp_path: Path, argv: list[str]) -> N
     result = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True, text=True, timeout=120,
                             env=cli_env(PDFINDEX_BROKER_URL=REDIS_URL, PDFINDEX_ROOTS=str(tmp_path)))
     assert result.returncode in (1, 2), result.stdout + result.stderr
-    assert "unknown queue 'extrakt': pdfindex's queues are extract, index and index.K" in result.stderr
+    assert "unknown queue 'extrakt': pdfindex's queues are extract, index, ocr and index.K" in result.stderr
     assert "ready" not in result.stdout + result.stderr and "Traceback" not in result.stderr
 
 

@@ -33,6 +33,10 @@ MIN_WORDS = 4
 #: (but Japanese read a Chinese page at 66: below the floor, so Chinese is tried).
 CLEAR_LEAD = 30.0
 CLEAR_FLOOR = 75.0
+#: Points by which the page as it lies must read better than turned as OSD says to
+#: overrule OSD (a sideways Latin page: 94 as it lies, 92 turned, and as it lies its
+#: words come out in the wrong order).
+TURN_MARGIN = 5.0
 #: The share of a page's rows with ink below which a band is not worth reading.
 MIN_INK = 0.02
 #: Scripts OSD names → the language a candidate must have to come first.
@@ -161,8 +165,10 @@ def _upright(engine: Engine, page: PageImage, osd: Orientation | None,
     tries = {0: _score(_probe(engine, page, first, False))}
     if turns:
         tries[turns] = _score(_probe(engine, turned(page, turns), first, False))
-    # a turn is taken only on a good reading: two bad ones (the wrong language) tell nothing
-    best = max(tries, key=lambda t: (tries[t] >= SURE / 2 and tries[t], t == 0))
+    # OSD's turn stands unless the page reads clearly better as it lies (Tesseract reads
+    # some sideways text as it lies nearly as well, in the wrong order), and only on a
+    # good reading: two bad ones (the wrong language) tell nothing
+    best = turns if tries.get(turns, 0.0) >= SURE / 2 and tries[turns] + TURN_MARGIN >= tries[0] else 0
     why = ", ".join(f"{t * 90}° {score:.0f}" for t, score in tries.items())
     return best, tries[best], f"{first.language} read {why}"
 

@@ -102,23 +102,26 @@ def _whole(pdf_page: pdfium.PdfPage, page: Page, settings: OcrSettings) -> None:
     image = page_image(pdf_page, page.box, page.rotation, page.images, settings.max_image_pixels,
                        settings.max_page_pixels)
     mapped, info = _read(image, settings)
-    if info.confidence < TEXT_FLOOR:  # specks, a photo, noise: no text to index
-        page.ocr_decision += f"; OCR read no text it trusts (confidence {info.confidence:.0f} %)"
-        page.problems.append(Problem(ProblemCode.OCR_FAILED, f"OCR read no text it trusts "
-                                                             f"(confidence {info.confidence:.0f} %)"))
-        return
-    page.ocr = info
-    if page.quality.glyphs:
+    trusted = info.confidence >= TEXT_FLOOR
+    if page.quality.glyphs:  # both measured, both recorded; the better one indexed
+        page.ocr = info
         # force is OCRmyPDF's --force-ocr: what OCR reads replaces the text layer,
         # unless it reads nothing (a layer drawn invisibly, over a blank page)
-        if settings.mode == "force" and info.words:
+        if trusted and settings.mode == "force" and info.words:
             page.ocr_decision += f"; OCR's text indexed in place of the text layer (confidence {info.confidence:.0f} %)"
-        elif settings.mode != "force" and better(info.confidence, page.quality):
+        elif trusted and settings.mode != "force" and better(info.confidence, page.quality):
             page.ocr_decision += f"; OCR's text indexed (confidence {info.confidence:.0f} %)"
         else:
             page.ocr_decision += (f"; the text layer kept (coverage {page.quality.coverage or 0:.0%} against "
                                   f"OCR confidence {info.confidence:.0f} %)")
             return
+    elif not trusted:  # specks, a photo, noise: no text to index
+        untrusted = f"OCR read no text it trusts (confidence {info.confidence:.0f} %)"
+        page.ocr_decision += f"; {untrusted}"
+        page.problems.append(Problem(ProblemCode.OCR_FAILED, untrusted))
+        return
+    else:
+        page.ocr = info
     page.text, page.text_map, page.source = mapped.text, mapped, "ocr"
 
 
