@@ -29,6 +29,7 @@ success@1 = the share of queries whose first document (twins passed over) is the
 """
 from __future__ import annotations
 
+import csv
 import json
 import os
 import random
@@ -158,10 +159,13 @@ def word_pool(terms: set[str], df: Mapping[str, int], max_df: int = MAX_DF, leas
 
 
 def make_queries(truths: Mapping[str, str], scorer: ModuleType, per_file: int = QUERIES_PER_FILE,
-                 seed: int = SEED, max_df: int = MAX_DF) -> list[Query]:
+                 seed: int = SEED, max_df: int = MAX_DF,
+                 pages: Mapping[str, Sequence[str]] | None = None) -> list[Query]:
     """Seeded queries of WORDS_PER_QUERY words from each file's pool (``word_pool``),
     distinct within a file; the words of a query are never all in another truth, so
-    its file (and its twins) is the only right answer."""
+    its file (and its twins) is the only right answer. With ``pages`` (stem -> the
+    text of each page of its source), a query's words are all on one page: a page
+    is what a searcher remembers, and what pdfindex finds."""
     distinct = {text: query_terms(text, scorer) for text in set(truths.values())}
     df: dict[str, int] = {}
     for terms in distinct.values():
@@ -170,13 +174,17 @@ def make_queries(truths: Mapping[str, str], scorer: ModuleType, per_file: int = 
     queries = []
     for stem, text in truths.items():
         pool = word_pool(distinct[text], df, max_df)
+        on_pages = [[t for t in pool if t in query_terms(page, scorer)] for page in (pages or {}).get(stem, ())]
         others = [terms for other, terms in distinct.items() if other != text]
         rng = random.Random(f"{seed}/{stem}")
         made: list[tuple[str, ...]] = []
         for _ in range(per_file * 20):
-            if len(made) >= per_file or len(pool) < WORDS_PER_QUERY:
+            page_pool = rng.choice(on_pages) if on_pages else pool
+            if len(made) >= per_file or len(page_pool) < WORDS_PER_QUERY:
+                if on_pages and len(made) < per_file:
+                    continue
                 break
-            words = tuple(rng.sample(pool, WORDS_PER_QUERY))
+            words = tuple(rng.sample(page_pool, WORDS_PER_QUERY))
             if words not in made and not any(set(words) <= terms for terms in others):
                 made.append(words)
         queries += [Query(stem, words) for words in made]
@@ -202,18 +210,20 @@ def fts5_match(query: Query, scorer: ModuleType) -> str:
 
 def fts5_score(system: str, texts: Mapping[str, str], queries: Sequence[Query], twin_map: Mapping[str, set[str]],
                scorer: ModuleType) -> SystemScore:
-    """success@1 of one system's texts in an in-memory FTS5 table, best rank first."""
+    """success@1 of one system's texts in an in-memory FTS5 table of pages (its text
+    split at form feeds), as pdfindex indexes them: the file of the best page first."""
     try:
         conn = sqlite3.connect(":memory:")
         conn.execute(f"CREATE VIRTUAL TABLE docs USING fts5(stem UNINDEXED, body, tokenize='{FTS5_TOKENIZE}')")
     except sqlite3.OperationalError as exc:
         return SystemScore(system, "SQLite FTS5", len(queries), list(queries), f"no FTS5: {exc}")
     with conn:
-        conn.executemany("INSERT INTO docs VALUES (?, ?)", [(s, spaced(t, scorer)) for s, t in texts.items()])
+        conn.executemany("INSERT INTO docs VALUES (?, ?)",
+                         [(s, spaced(page, scorer)) for s, t in texts.items() for page in t.split("\f")])
     missed = []
     for q in queries:
-        ranked = [row[0] for row in conn.execute("SELECT stem FROM docs WHERE docs MATCH ? ORDER BY rank",
-                                                 (fts5_match(q, scorer),))]
+        ranked = list(dict.fromkeys(row[0] for row in conn.execute(
+            "SELECT stem FROM docs WHERE docs MATCH ? ORDER BY rank", (fts5_match(q, scorer),))))
         if first_other_than_twins(ranked, q, twin_map) != q.stem:
             missed.append(q)
     conn.close()
@@ -296,12 +306,28 @@ def pdfindex_score(scans: Sequence[ScanLike], queries: Sequence[Query], twin_map
 
 # ------------------------------------------------------------------ the measurement
 
+def source_pages(scans: Sequence[ScanLike]) -> dict[str, list[str]]:
+    """stem -> the page texts of the born-digital PDF each scan was made from (the
+    manifest's ``layout`` names it in ``../producers/``), as pdfindex's text layer
+    reads it (word F1 1.000 on that corpus): the truth files are whole documents,
+    and a query must be one page's words. A scan whose source is missing gets none."""
+    from pdfindex.pipeline import extract  # noqa: PLC0415 - only where known-item queries are made
+    pages: dict[str, list[str]] = {}
+    for scan in scans:
+        manifest = scan.path.parent / "MANIFEST.tsv"
+        rows = {r["file"]: r for r in csv.DictReader(manifest.open(encoding="utf-8"), delimiter="\t")}
+        source = scan.path.parent.parent / "producers" / f"{rows.get(scan.stem, {}).get('layout', '')}.pdf"
+        if source.is_file():
+            pages[scan.stem] = [page.text for page in extract(source).pages]
+    return pages
+
+
 def measure(scans: Sequence[ScanLike], texts: Mapping[str, Mapping[str, str]], scorer: ModuleType,
             settings: Settings) -> Report:
     """success@1 for pdfindex (when asked) and for each system whose texts are given."""
     truths = {s.stem: s.path.with_suffix(".txt").read_text(encoding="utf-8") for s in scans}
     twin_map = twins(truths)
-    queries = make_queries(truths, scorer, settings.per_file, settings.seed)
+    queries = make_queries(truths, scorer, settings.per_file, settings.seed, pages=source_pages(scans))
     scores = [pdfindex_score(scans, queries, twin_map, settings)] if settings.with_pdfindex else []
     scores += [fts5_score(system, per, queries, twin_map, scorer) for system, per in texts.items()
                if system != "pdfindex"]
