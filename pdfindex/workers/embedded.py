@@ -14,6 +14,7 @@ what was committed.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import os
 import queue
@@ -111,10 +112,10 @@ def run_embedded(jobs: list[Job], passwords: list[str], settings: Settings, summ
     )
     phase = OcrPhase(settings, summary)
     pending: dict[int, _Pending] = {}
+    numbers = itertools.count()
 
     def submit(job: Job, ocr: OcrSettings, limit: float = 0.0, abandoned: str = "") -> None:
-        number = len(phase.submitted)
-        phase.submitted.append(job)
+        number = next(numbers)
         hard = settings.file_hard_timeout + limit
         pending[number] = _Pending(job, ocr, hard)
         pool.apply_async(_extract_job, (str(job.path), job.doc_hash, passwords, roots, ocr, abandoned),

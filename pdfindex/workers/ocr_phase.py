@@ -33,7 +33,6 @@ class OcrPhase:
         self.reading = OcrSettings.from_settings(settings)
         #: The text again, after an OCR pass failed.
         self.off = OcrSettings("off")
-        self.submitted: list[Job] = []
         self._abandoned: set[str] = set()
 
     def limit(self, pages: int) -> float:
