@@ -37,6 +37,17 @@ class OcrWord:
                 "confidence": round(self.confidence, 1)}
 
 
+#: Languages that write the dotless ı; read without them, an ı is an i whose dot the
+#: scan lost ("affıx" in five of the corpus's Latin scans), and would not be found as i.
+_DOTLESS_I = frozenset({"tur", "aze", "kaz", "tat", "crh"})
+
+
+def _spelled(text: str, language: str) -> str:
+    if "ı" in text and not _DOTLESS_I & set(language.split("+")):
+        return text.replace("ı", "i")
+    return text
+
+
 def placed_words(reading: Reading, pixel_map: PixelMap) -> list[OcrWord]:
     """Each word's pixel box as a quad on the page: along the writing direction on the
     bottom (or, vertical, the left) side, then back."""
@@ -51,7 +62,8 @@ def placed_words(reading: Reading, pixel_map: PixelMap) -> list[OcrWord]:
         dx, dy = points[1][0] - points[0][0], points[1][1] - points[0][1]
         length = math.hypot(dx, dy) or 1.0
         quad: Quad = tuple(c for point in points for c in point)  # type: ignore[assignment]
-        words.append(OcrWord(word.text, quad, (dx / length, dy / length), word.confidence))
+        words.append(OcrWord(_spelled(word.text, reading.language), quad, (dx / length, dy / length),
+                             word.confidence))
     return words
 
 
