@@ -25,7 +25,8 @@ N = TypeVar("N", int, float)
 #: as eng+deu+fra and 21 as fra+deu+eng, its English no worse: docs/ocr.md), Korean,
 #: Japanese across and down, Simplified Chinese.
 OCR_LANGUAGES = ("fra", "deu", "eng", "kor", "jpn", "jpn_vert", "chi_sim")
-_LANGUAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,31}")
+#: A Tesseract language name: it becomes a file name in the language data folder.
+LANGUAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,31}")
 
 
 class SettingsError(ValueError):
@@ -239,7 +240,7 @@ def ocr_languages(raw: str, name: str = "--ocr-languages") -> tuple[str, ...]:
         return OCR_LANGUAGES
     names = tuple(dict.fromkeys(part.strip() for part in raw.split("+") if part.strip()))
     for part in names:
-        if not _LANGUAGE_NAME.fullmatch(part):
+        if not LANGUAGE_NAME.fullmatch(part):
             raise SettingsError(f"{name}: {part!r} is not a Tesseract language name (such as eng, deu, jpn_vert)")
     if not names:
         raise SettingsError(f"{name}: no language given")

@@ -10,7 +10,7 @@ index, and what its text assembly is given is kept (``extract_page``'s observer)
 """
 from __future__ import annotations
 
-from pdfindex.pipeline import DEFAULT_PARAMS, Glyph, Params, PdfFile, extract_page
+from pdfindex.pipeline import DEFAULT_PARAMS, Glyph, Page, Params, PdfFile, extract_page
 from pdfindex.pipeline.geometry import Rect
 
 #: Glyph records kept for one page's marks (~0.4 KB each): a page drawing millions
@@ -20,15 +20,22 @@ MAX_GLYPHS = 300_000
 
 def text_glyphs(pdf: PdfFile, number: int, params: Params = DEFAULT_PARAMS,
                 limit: int = MAX_GLYPHS) -> tuple[list[Glyph], Rect]:
+    """``page_text_glyphs``'s glyphs and the page's visible box."""
+    glyphs, page = page_text_glyphs(pdf, number, params, limit)
+    return glyphs, page.box
+
+
+def page_text_glyphs(pdf: PdfFile, number: int, params: Params = DEFAULT_PARAMS,
+                     limit: int = MAX_GLYPHS) -> tuple[list[Glyph], Page]:
     """The glyphs page ``number`` (1-based) hands to text assembly, in order (forms
     and annotation appearances included, ActualText applied, outside the visible
-    box dropped), at most ``limit``; and the page's visible box. Never raises for
-    damage inside the page, as extraction does not."""
+    box dropped), at most ``limit``; and the page as extracted (its visible box, its
+    quality and images: whether OCR read it). Never raises for damage inside the
+    page, as extraction does not."""
     kept: list[Glyph] = []
 
     def observe(_drawn: list[Glyph], shown: list[Glyph]) -> None:
         if len(kept) < limit:
             kept.extend(shown[:limit - len(kept)])
 
-    page = extract_page(pdf, number, params=params, observe=observe)
-    return kept, page.box
+    return kept, extract_page(pdf, number, params=params, observe=observe)

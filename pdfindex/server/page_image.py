@@ -28,7 +28,7 @@ import pypdfium2.raw as pdfium_c
 from PIL import Image, ImageDraw
 
 from pdfindex.indexer.marks import matching_spans
-from pdfindex.pipeline import DEFAULT_PARAMS, ExtractionError, Params, PasswordError, PdfFile, extract_page, iter_pages
+from pdfindex.pipeline import DEFAULT_PARAMS, ExtractionError, Page, Params, PasswordError, PdfFile, iter_pages
 from pdfindex.pipeline.document import visible_box
 from pdfindex.pipeline.geometry import Rect
 from pdfindex.pipeline.ocr.decide import decide
@@ -38,7 +38,7 @@ from pdfindex.pipeline.textmap import TextMap
 from pdfindex.workers.files import read_pdf
 
 from .marks import MAX_BOXES, Quad, mark_quads, span_quads
-from .page_glyphs import text_glyphs
+from .page_glyphs import page_text_glyphs
 
 DEFAULT_WIDTH = 1000
 MIN_WIDTH = 100
@@ -171,22 +171,21 @@ def page_marks(pdf: PdfFile, page: int, terms: Iterable[str], language: str,
     wanted = frozenset(terms)
     if not wanted or not 1 <= page <= pdf.page_count:
         return []
-    read = ocr_words(pdf, page, params)
+    glyphs, extracted = page_text_glyphs(pdf, page, params)
+    read = ocr_words(pdf, extracted, params)
     if read is not None:
         return span_quads(read, matching_spans(language, read.text, wanted))
-    glyphs, box = text_glyphs(pdf, page, params)
-    return mark_quads(glyphs, box, lambda text: matching_spans(language, text, wanted), params)
+    return mark_quads(glyphs, extracted.box, lambda text: matching_spans(language, text, wanted), params)
 
 
-def ocr_words(pdf: PdfFile, number: int, params: Params = DEFAULT_PARAMS) -> TextMap[OcrWord] | None:
-    """The text map of page ``number`` as OCR read it when it was indexed (a page
-    OCR reads whole: a scan, or a suspect text layer OCR beat), else None. Read
+def ocr_words(pdf: PdfFile, extracted: Page, params: Params = DEFAULT_PARAMS) -> TextMap[OcrWord] | None:
+    """The text map of the ``extracted`` page as OCR read it when it was indexed (a
+    page OCR reads whole: a scan, or a suspect text layer OCR beat), else None. Read
     again: Tesseract reads the same pixels the same way, and the index keeps no
     word boxes (they would double its size for the pages few people look at)."""
-    checked = extract_page(pdf, number, params=params)
-    if decide("auto", checked.quality, checked.images, checked.box).action != "page":
+    if decide("auto", extracted.quality, extracted.images, extracted.box).action != "page":
         return None
-    page = next(iter_pages(pdf, [number], params=params, ocr=OcrSettings("auto")))
+    page = next(iter_pages(pdf, [extracted.number], params=params, ocr=OcrSettings("auto")))
     return page.text_map if page.source == "ocr" else None
 
 

@@ -28,7 +28,7 @@ class OcrPhase:
         self.settings = settings
         self.summary = summary
         #: The text pass: OCR decided, not done (none at all when OCR is off).
-        self.deferred = OcrSettings.from_settings(settings, defer=settings.ocr != "off")
+        self.deferred = OcrSettings.text_pass(settings)
         #: The OCR pass.
         self.reading = OcrSettings.from_settings(settings)
         #: The text again, after an OCR pass failed.

@@ -4,7 +4,6 @@ between processes (never pickled objects, never the PDF bytes)."""
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
@@ -16,6 +15,7 @@ from billiard.exceptions import SoftTimeLimitExceeded
 from pdfindex import pipeline
 from pdfindex.indexer import DocumentRecord, PageRecord, Status
 from pdfindex.contract.problems import MAX_LINE, Problem, ProblemCode, as_problem
+from pdfindex.config.settings import LANGUAGE_NAME
 from pdfindex.contract.enums import TEXT_SOURCES
 from pdfindex.contract.shapes import problems_json
 from pdfindex.pipeline.ocr.options import OcrSettings
@@ -46,8 +46,7 @@ _PAGE_TYPES: dict[str, tuple[type, ...]] = {
 #: saying how many more (Params.max_page_problems); more is a forged item.
 MAX_PAGE_PROBLEMS = 256
 _CODES = frozenset(str(c) for c in ProblemCode)
-#: OCR languages as a page records them: Tesseract names joined by "+", or none.
-_LANGUAGES = re.compile(r"(?:[A-Za-z][A-Za-z0-9_]{1,31}(?:\+[A-Za-z][A-Za-z0-9_]{1,31})*)?")
+
 
 
 def _page_problems(raw: object, what: str) -> tuple[Problem, ...]:
@@ -154,7 +153,8 @@ def _check_ocr(fields: dict[str, object]) -> None:
     if confidence is not None and not 0 <= confidence <= 100:  # type: ignore[operator]  # NaN fails too
         raise ValueError("outcome page: field 'ocr_confidence' is not in 0-100")
     languages = fields["ocr_languages"]
-    if not isinstance(languages, str) or len(languages) > 200 or not _LANGUAGES.fullmatch(languages):
+    if not isinstance(languages, str) or len(languages) > 200 or (
+            languages and not all(LANGUAGE_NAME.fullmatch(name) for name in languages.split("+"))):
         raise ValueError("outcome page: field 'ocr_languages' is not Tesseract language names")
 
 

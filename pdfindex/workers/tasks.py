@@ -204,7 +204,7 @@ def extract(self: Task, *args: Any, **kwargs: Any) -> None:
 
 
 #: Extraction decides which pages OCR reads and leaves them to the ocr queue.
-_DEFERRED = OcrSettings.from_settings(settings, defer=settings.ocr != "off")
+_DEFERRED = OcrSettings.text_pass(settings)
 
 
 _OCR = "pdfindex.ocr"

@@ -24,3 +24,8 @@ class OcrSettings:
     @classmethod
     def from_settings(cls, settings: Settings, *, defer: bool = False) -> OcrSettings:
         return cls(settings.ocr, settings.ocr_languages, timeout=settings.ocr_page_timeout, defer=defer)
+
+    @classmethod
+    def text_pass(cls, settings: Settings) -> OcrSettings:
+        """Ingestion's first pass: OCR decided, not done (none at all when it is off)."""
+        return cls.from_settings(settings, defer=settings.ocr != "off")
