@@ -1175,7 +1175,20 @@ def search_during_ingest(tmp_path: Path, **env: str) -> IngestRun:
                         run.errors.append(f"{type(exc).__name__}: {exc}")
                     i += 1
 
+        def follow() -> None:
+            """Status alone, asked without pause: a commit in the middle of the run is
+            seen however slowly the searches above are answered on a loaded machine."""
+            with server.client() as c:
+                while not done.is_set():
+                    r = c.get("/api/status")
+                    if r.status_code == 200:
+                        run.counts.append(answer_json(r)["documents"])
+                    else:
+                        run.errors.append(f"{r.url}: {r.status_code} {r.text[:300]}")
+                    time.sleep(0.02)
+
         threads = [threading.Thread(target=ask, args=(n,)) for n in range(4)]
+        threads.append(threading.Thread(target=follow))
         for t in threads:
             t.start()
         try:
