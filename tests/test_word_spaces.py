@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 
 from pdfindex import pipeline
+from pdfindex.pipeline.document import PdfFile
+from pdfindex.pipeline.explain import explain_page
 from tests.builders import font_resources, mono_font, one_font_pdf, page_of
 from tests.pdfwriter import PdfWriter, tounicode_cmap
 
@@ -227,3 +229,109 @@ def test_tw_after_a_code_32_letter_is_a_word_gap(tc: bytes) -> None:
 @pytest.mark.parametrize("tc", [b"0", b"1"])
 def test_a_code_32_letter_without_tw_joins_its_word(tc: bytes) -> None:
     assert _code32_letter_page(tc + b" Tc 0 Tw") == "Thecat"
+
+
+# ---- a line's own split between letter and word gaps (issue 23) ----------------------------
+
+_WORDS = ("Some", "market", "watchers", "were", "seen", "because", "Samuel", "Cleveland", "has", "passed")
+
+
+def _justified(word_gap: float, letter_gaps: tuple[float, ...] = (0.0,), words: tuple[str, ...] = _WORDS) -> bytes:
+    """One TJ line drawn glyph by glyph without space glyphs: ``letter_gaps`` (box
+    heights; cycled) between the letters of a word, ``word_gap`` between words. The
+    mono font's box height is the font size, so a gap g is the TJ number -1000 g."""
+    items: list[bytes] = []
+    k = 0
+    for w, word in enumerate(words):
+        if w:
+            items.append(b"%g" % (-1000 * word_gap))
+        for i, ch in enumerate(word):
+            if i:
+                items.append(b"%g" % (-1000 * letter_gaps[k % len(letter_gaps)]))
+                k += 1
+            items.append(b"(" + ch.encode() + b")")
+    return b"[" + b" ".join(items) + b"] TJ"
+
+
+@pytest.mark.parametrize("word_gap", [0.09, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15])
+@pytest.mark.parametrize("letters", [(0.0,), (-0.01,), (-0.01, 0.0, 0.01), (0.02, -0.02, 0.0, 0.03)])
+def test_tightly_justified_words_keep_their_spaces(word_gap: float, letters: tuple[float, ...]) -> None:
+    """News columns and filings set word gaps of 0.09-0.13 box heights, under R11's
+    0.15, while their letters nearly touch: the line's gaps form two groups, and
+    the upper one is the word gaps."""
+    assert _line(_justified(word_gap, letters)) == " ".join(_WORDS)
+
+
+@pytest.mark.parametrize("word_gap", [0.09, 0.12])
+def test_tight_words_of_varying_gaps_on_one_line(word_gap: float) -> None:
+    """Justification gives each line its own word gap; kerning its letters their own."""
+    show = _justified(word_gap, (0.0, -0.08, 0.01, -0.03, 0.0))
+    assert _line(show) == " ".join(_WORDS)
+    assert _line(show.replace(b"-%g" % (1000 * word_gap), b"-300", 2)) == " ".join(_WORDS)
+
+
+def test_tex_kerning_with_gaps_of_exactly_the_threshold() -> None:
+    """A TeX line whose word gaps measure exactly 0.15 (one of them), others wider,
+    letters kerned both ways: every word gap is a space."""
+    show = (b"[(exp)-10(erimen)20(ts)-150(at)-220(the)-180(trigger)-150(system)-330(V)80(A)-10(T)] TJ")
+    assert _line(show) == "experiments at the trigger system VAT"
+
+
+@pytest.mark.parametrize("spacing", [0.05, 0.06, 0.1, 0.12])
+def test_letter_spaced_headings_stay_whole(spacing: float) -> None:
+    """A heading tracked by positioning, its letters all equally apart: one group of
+    gaps, no split; R11 keeps the word whole."""
+    assert _line(_justified(0.5, (spacing,), ("HEADING", "TITLE")), 18) == "HEADING TITLE"
+    assert _line(_justified(0.5, (spacing,), ("ANNUALREPORT",)), 18) == "ANNUALREPORT"
+
+
+def test_a_few_gaps_are_not_enough_to_split_a_line() -> None:
+    """Three gaps: too few to tell letter gaps from word gaps; R11 alone decides."""
+    assert _line(b"[(ab)-100(cd)] TJ") == "abcd"
+
+
+def test_gaps_between_the_groups_leave_r11_alone() -> None:
+    """Letter gaps spread from 0 to 0.06: no clear split, so a 0.1 gap stays inside
+    a word as before."""
+    assert _line(_justified(0.1, (0.0, 0.06, 0.02))) == "".join(_WORDS)
+
+
+def test_a_monospaced_table_keeps_its_cells() -> None:
+    row = b"(Name) Tj 30 0 Td (Qty) Tj 20 0 Td (Price) Tj 30 0 Td (Total) Tj"
+    assert _line(row) == "Name Qty Price Total"
+
+
+def test_justified_cjk_gets_no_space_from_the_line_split() -> None:
+    """Justified Japanese spreads kana and Latin alike; the split never spaces a gap
+    next to an ideograph."""
+    text = "PDFファイルの文字を取り出すABCDEF"
+    items = []
+    for ch in text:
+        items.append(u16(ch))
+        items.append(b"-100" if not ch.isascii() else b"0")
+    assert _gb(b"[" + b"".join(items) + b"] TJ") == text
+
+
+def test_explain_names_the_lines_split() -> None:
+    pdf = PdfFile(one_font_pdf(b"BT /F1 10 Tf 72 700 Td %s ET" % _justified(0.11)))
+    reasons = [s.space_rule for s in explain_page(pdf, 1).steps if s.space]
+    assert any("line's own split" in r and "a word space" in r for r in reasons), reasons
+
+
+def test_one_narrow_gap_among_wide_word_gaps_is_a_kern() -> None:
+    """A heading whose words stand 0.34 apart and one of whose letters is placed 0.1
+    after the one before (small capitals, freeculture's title page): the line's word
+    gaps are the wide ones, and the narrow gap stays inside its word."""
+    show = b"[(THE)-340(PE)-105(NGUIN)-340(PRESS)-340(BOOKS)] TJ"
+    assert _line(show) == "THE PENGUIN PRESS BOOKS"
+
+
+@pytest.mark.parametrize(("show", "expected"), [
+    (b"[(C)-110(++)-110(and)-110(f)-110(,)-110(said)-110(they)] TJ", "C++ and f, said they"),
+    (b"[(from)-110(5:00)-110(-)-110(6:00)-110(daily)-110(each)] TJ", "from 5:00-6:00 daily each"),
+])
+def test_the_line_split_leaves_punctuation_to_r11(show: bytes, expected: str) -> None:
+    """A tightly justified line (word gaps 0.11): gaps before punctuation and after a
+    dash, as narrow, are an italic's correction or a symbol's side bearing, not the
+    text's word gaps."""
+    assert _line(show) == expected

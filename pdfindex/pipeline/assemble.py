@@ -445,24 +445,92 @@ def word_spaces(line: Sequence[Glyph], texts: Sequence[str], params: Params, why
     beyond: when a line that marks word boundaries with space glyphs spreads the
     letters of its words too (CSS letter-spacing drawn glyph by glyph), the typical
     letter gap is tracking, and only gaps wider than tracking plus the threshold are
-    word spaces; and a jump far back along the line starts another fragment.
+    word spaces; and a jump far back along the line starts another fragment. And a
+    line without space glyphs whose gaps fall in two clear groups, letter gaps and
+    word gaps, is split between them (``line_split``), even under the threshold:
+    tightly justified text sets its word gaps at 0.09-0.13 of the box height.
     """
     gaps, candidates, has_space = _gaps(line, texts, why)
     word_gap = params.word_gap
     tracking = 0.0
-    if has_space and len(candidates) >= 4:
-        typical = sorted(candidates)[len(candidates) // 2]
-        if typical > word_gap:
-            tracking = typical
+    split: float | None = None
+    spaced: frozenset[int] = frozenset()
+    if has_space:
+        if len(candidates) >= 4:
+            typical = sorted(candidates)[len(candidates) // 2]
+            if typical > word_gap:
+                tracking = typical
+    else:
+        between = [(i, gap) for i, gap in enumerate(gaps) if gap is not None and _between_words(line, texts, i)]
+        split = line_split([gap for _, gap in between], params)
+        spaced = frozenset(i for i, _ in between)
     threshold = word_gap + tracking
     backward = -params.backward_jump
     spaces = [False] * len(line)
     for i, gap in enumerate(gaps):
         if gap is not None:
-            spaces[i] = gap > threshold or gap < backward
+            own = split is not None and split < gap <= threshold and i in spaced
+            spaces[i] = own or gap > threshold or gap < backward
             if why is not None:
-                _why_gap(why, i, gap, threshold, tracking, backward, spaces[i])
+                if own and split is not None:
+                    _why_split(why, i, gap, split)
+                else:
+                    _why_gap(why, i, gap, threshold, tracking, backward, spaces[i])
     return spaces
+
+
+
+
+def _between_words(line: Sequence[Glyph], texts: Sequence[str], i: int) -> bool:
+    """Whether the gap before glyph ``i`` may be a word gap for the line's own split:
+    a letter after anything but a dash, an opening bracket or a slash, or a digit after
+    a letter, in one font at one size. Not next to an ideograph (justified CJK
+    spreads those), not before punctuation (an italic's correction: "f,", "C++"),
+    not across a change of font or size (small capitals, a math italic): their gaps
+    are not the text's word gaps."""
+    a, b = texts[i - 1][-1], texts[i][0]
+    if b.isalpha():
+        if a in "/" or unicodedata.category(a) in ("Pd", "Ps"):
+            return False
+    elif not (b.isdigit() and a.isalpha()):
+        return False
+    if is_ideographic(a) or is_ideographic(b):
+        return False
+    prev, g = line[i - 1], line[i]
+    return prev.font == g.font and abs(prev.size - g.size) <= 0.02 * g.size
+
+
+def line_split(gaps: Sequence[float], params: Params) -> float | None:
+    """The gap (box heights) that parts a line's letter gaps from its word gaps, when
+    they form two clear groups; else None (R11's threshold alone decides).
+
+    Beyond R11, the way poppler estimates a line's space width from the line itself:
+    enough gaps, each either a letter gap (within ``split_letter_max``: kerning, TJ
+    rounding) or a word gap (from ``split_word_min``), none between, letter gaps and
+    at least two word gaps, the narrowest no less than half the median (justification
+    spreads a line's word gaps evenly; one narrow gap among wide ones is a kern, a
+    small capital's placement or a thin space). A gap between the two groups marks a
+    line it cannot read for sure: letter spacing, a heading's tracking, noisy
+    placement; R11 stays.
+    """
+    if len(gaps) < params.split_min_gaps:
+        return None
+    letter_max, word_min = params.split_letter_max, params.split_word_min
+    letters: list[float] = []
+    words: list[float] = []
+    for gap in gaps:
+        if gap <= letter_max:
+            letters.append(gap)
+        elif gap >= word_min:
+            words.append(gap)
+        else:
+            return None
+    if not letters or len(words) < 2:
+        return None
+    words.sort()
+    if words[0] < words[len(words) // 2] / 2:  # justification spreads a line's word gaps evenly
+        return None
+    return (max(letters) + words[0]) / 2
 
 
 def _gaps(line: Sequence[Glyph], texts: Sequence[str], why: Why | None) -> tuple[list[float | None], list[float], bool]:
@@ -523,6 +591,11 @@ def _why_gap(why: Why, i: int, gap: float, threshold: float, tracking: float, ba
     else:
         reason = f"gap {gap:.2f} heights within the threshold {threshold:.2f}: no space (R11){beyond}"
     why(i, gap, threshold, spaced, reason)
+
+
+def _why_split(why: Why, i: int, gap: float, split: float) -> None:
+    why(i, gap, split, True, f"gap {gap:.2f} heights, under R11's threshold but over the line's own split "
+                             f"{split:.2f} between its letter and word gaps: a word space (R11, beyond)")
 
 
 def _is_rtl(ch: str) -> bool:

@@ -31,6 +31,14 @@ class Params:
     #: new fragment and gets a space; smaller back-steps (composite accents, fake-bold
     #: overprints) do not.
     backward_jump: float = 2.0
+    #: R11 (beyond), a line's own split (assemble.line_split): on a line without space
+    #: glyphs that has at least ``split_min_gaps`` gaps between words' letters, all
+    #: within ``split_letter_max`` or from ``split_word_min`` box heights (none
+    #: between), the word gaps are those over the middle of the two groups, even
+    #: under ``word_gap``: tightly justified text.
+    split_min_gaps: int = 6
+    split_letter_max: float = 0.04
+    split_word_min: float = 0.08
     #: R12: a move across the writing direction wider than this × the larger box
     #: height of the two glyphs starts a new line.
     line_break: float = 0.5
@@ -102,6 +110,8 @@ class Params:
     def __post_init__(self) -> None:
         if not 0 < self.word_gap < self.line_break:
             raise ValueError("word_gap must be positive and smaller than line_break")
+        if not 0 <= self.split_letter_max < self.split_word_min <= self.word_gap:
+            raise ValueError("a line's split needs 0 <= split_letter_max < split_word_min <= word_gap")
         if self.max_form_calls < 1 or self.max_page_glyphs < 1:
             raise ValueError("page budgets must be positive")
         if self.max_form_depth < 1:
