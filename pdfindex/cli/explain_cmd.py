@@ -10,15 +10,16 @@ from pdfindex.contract.shapes import JSON_VERSION
 from pdfindex.pipeline import Page, PdfFile, iter_pages
 from pdfindex.pipeline.explain import Explanation, explain_page
 
-from .extract_cmd import ocr_settings, page_arg, page_json
+from .extract_cmd import ocr_settings, page_arg, page_json, params_arg
 from .terminal import write_json
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
     pdf = PdfFile(args.file, args.password)
     page_arg(pdf, args.page)
-    result = explain_page(pdf, args.page, near=args.near)
-    page = next(iter_pages(pdf, [args.page], ocr=ocr_settings(args), password=args.password))
+    params = params_arg(args)
+    result = explain_page(pdf, args.page, params, near=args.near)
+    page = next(iter_pages(pdf, [args.page], params=params, ocr=ocr_settings(args), password=args.password))
     if args.json:
         ocr = page_json(page)
         write_json({"version": JSON_VERSION, "file": pdf.name, **dataclasses.asdict(result),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 
@@ -10,7 +11,7 @@ from pdfindex.config.settings import load as load_settings
 from pdfindex.config.settings import ocr_languages
 from pdfindex.contract.problems import ProblemCode
 from pdfindex.contract.shapes import JSON_VERSION, problems_json
-from pdfindex.pipeline import PdfFile, export_text, iter_pages, parse_page_ranges
+from pdfindex.pipeline import DEFAULT_PARAMS, Params, PdfFile, export_text, iter_pages, parse_page_ranges
 from pdfindex.pipeline.errors import as_problem
 from pdfindex.pipeline.export import FORM_FEED
 from pdfindex.pipeline.extract import Page
@@ -44,23 +45,29 @@ def separator_arg(text: str) -> str:
     return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], text)
 
 
+def params_arg(args: argparse.Namespace) -> Params:
+    """The extraction parameters the command line chose: ``--no-threads``."""
+    return dataclasses.replace(DEFAULT_PARAMS, threads=False) if args.no_threads else DEFAULT_PARAMS
+
+
 def cmd_extract(args: argparse.Namespace) -> int:
     if args.json and (args.output or args.separator is not None or args.bom):
         raise CliError("--json cannot be combined with -o, --separator or --bom", EXIT_USAGE)
     pdf = PdfFile(args.file, args.password)
     numbers = _pages_arg(pdf, args.pages)
     ocr = ocr_settings(args)
+    params = params_arg(args)
     if args.output or args.separator is not None or args.bom:
-        return _export(pdf, numbers, args, ocr)
+        return _export(pdf, numbers, args, ocr, params)
     out = sys.stdout
     if args.json:
-        pages = [page_json(page) for page in iter_pages(pdf, numbers, layout=args.layout, ocr=ocr,
-                                                         password=args.password)]
+        pages = [page_json(page) for page in iter_pages(pdf, numbers, params=params, layout=args.layout,
+                                                         ocr=ocr, password=args.password)]
         write_json({"version": JSON_VERSION, "file": pdf.name, "page_count": pdf.page_count, "pages": pages}, out)
         return 0
     first = True
     told: set[str] = set()
-    for page in iter_pages(pdf, numbers, layout=args.layout, ocr=ocr, password=args.password):
+    for page in iter_pages(pdf, numbers, params=params, layout=args.layout, ocr=ocr, password=args.password):
         _tell_ocr_failures(pdf.name, page, told)
         if not first:
             out.write("\f")
@@ -103,18 +110,19 @@ def page_json(page: Page) -> dict[str, object]:
     }
 
 
-def _export(pdf: PdfFile, numbers: list[int] | None, args: argparse.Namespace, ocr: OcrSettings) -> int:
+def _export(pdf: PdfFile, numbers: list[int] | None, args: argparse.Namespace, ocr: OcrSettings,
+            params: Params) -> int:
     """R16: the range as one text, ``--separator`` between pages; to OUT (and a line
     on stderr saying how many pages went there) or to standard output."""
     separator = FORM_FEED if args.separator is None else separator_arg(args.separator)
     if not args.output:
         sys.stdout.flush()
         export_text(pdf, sys.stdout.buffer, pages=numbers, separator=separator, bom=args.bom, layout=args.layout,
-                    ocr=ocr, password=args.password)
+                    params=params, ocr=ocr, password=args.password)
         return 0
     try:
         written = export_text(pdf, args.output, pages=numbers, separator=separator, bom=args.bom,
-                              layout=args.layout, ocr=ocr)
+                              layout=args.layout, params=params, ocr=ocr)
     except OSError as exc:
         raise CliError(f"{shown(args.output)}: cannot write: {exc.strerror or exc}") from None
     print(f"pdfindex: {shown(pdf.name)}: {written} page{'s' if written != 1 else ''} written to "

@@ -159,6 +159,7 @@ def _add_extraction(sub: Any) -> None:
     p.add_argument("--bom", action="store_true", help="begin with a UTF-8 byte order mark")
     p.add_argument("--layout", action="store_true",
                    help="keep the page's arrangement: columns side by side, table cells aligned (R15)")
+    _threads_arg(p)
     _ocr_args(p)
 
     p = sub.add_parser("explain", help="why a page's text came out as it did: each glyph's gap, threshold "
@@ -168,12 +169,19 @@ def _add_extraction(sub: Any) -> None:
     p.add_argument("--near", metavar="TEXT", help="only the lines holding TEXT")
     p.add_argument("--password", help="the PDF's user or owner password")
     p.add_argument("--json", action="store_true", help="every decision as JSON")
+    _threads_arg(p)
     _ocr_args(p)
 
     p = sub.add_parser("glyphs", help="print one page's glyph records, one JSON object a line")
     p.add_argument("file", help="the PDF")
     p.add_argument("--page", type=int, required=True, help="the page, from 1")
     p.add_argument("--password", help="the PDF's user or owner password")
+
+
+def _threads_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-threads", action="store_true",
+                   help="keep content-stream order on pages with article beads instead of following the "
+                        "document's article threads")
 
 
 def _ocr_args(p: argparse.ArgumentParser) -> None:

@@ -34,6 +34,7 @@ from .values import number as finite_number, rect, text_string
 from .geometry import Rect, intersect
 from .recover import Occurrences, RebuiltXRef, damage, find_catalog, has_content, objstm_members, recovered_pages
 from .streams import read_stream
+from .threads import Threads, read_threads
 
 # pdfminer.six logs recoverable damage at WARNING; we report it per page instead, but
 # leave its logger as the host program set it: the CLI filters what it shows (cli/logs.py).
@@ -273,6 +274,7 @@ class PdfFile:
         self.data = data
         self.encrypted = False
         self.notes: list[str] = []
+        self._threads: Threads | None = None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
@@ -395,6 +397,13 @@ class PdfFile:
     @property
     def page_count(self) -> int:
         return len(self.pages)
+
+    def threads(self, strict: bool = False) -> Threads:
+        """The article threads' beads, page by page (threads.py): read once, when the
+        first page asks, since most documents have none and a page needs only its own."""
+        if self._threads is None:
+            self._threads = read_threads(self.doc.catalog, self.pages, strict)
+        return self._threads
 
     def info(self) -> dict[str, str]:
         """Document info strings (Title, Author, Producer, ...), decoded."""

@@ -23,6 +23,7 @@ from .images import PlacedImage
 from .ocr.decide import decide, needs_regions_check
 from .ocr.options import OcrSettings
 from .textmap import TextMap
+from .threads import ThreadText
 
 if TYPE_CHECKING:
     from .ocr.page import OcrInfo, Renderer
@@ -85,10 +86,15 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
     the quality is the reading-flow text's, measured on the same glyphs).
     ``observe(drawn, shown)`` sees each chunk the text assembly is given: the
     glyphs drawn (forms and annotations included, ActualText applied) and those of
-    them inside the visible box (R10), for tools that mark or explain a page."""
+    them inside the visible box (R10), for tools that mark or explain a page. On a
+    page with article beads (``params.threads``, threads.py) the text follows the
+    threads, and ``observe`` sees the shown glyphs once the page is drawn, bead by
+    bead, in the order of its text (``shown`` empty in the calls before)."""
     problems = ProblemList(params.max_page_problems)
     page = pdf.pages[number - 1]
-    text = PageText(params)
+    threads = pdf.threads(params.strict) if params.threads else None
+    beads = threads.page(number) if threads is not None else None
+    text = PageText(params) if beads is None else ThreadText(beads, params, keep=observe is not None)
     kept: list[Glyph] = []
     placed: list[Glyph] = []
 
@@ -98,13 +104,15 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
         drawn = replace_actual_text(glyphs, spans)
         shown = visible(drawn, box)
         if observe is not None:
-            observe(drawn, shown)
+            observe(drawn, shown if beads is None else [])
         if layout:
             placed.extend(shown)
         text.add(shown)
 
     with page_budget(params, problems):
         box = visible_box(page, problems)
+        if threads is not None:
+            problems.extend(threads.problems)
         interpreter = Interpreter(params, fonts if fonts is not None else {}, problems, sink=take)
         try:
             interpreter.run_page(page_content(page, problems), page_resources(page), IDENTITY)
@@ -115,6 +123,9 @@ def extract_page(pdf: PdfFile, number: int, fonts: dict[object, Font] | None = N
         except DAMAGE as exc:  # last line of defence: one page, not the document
             problems.append(caught(ProblemCode.PAGE_STOPPED, "page interpretation stopped: ", exc, params.strict))
         interpreter.finish()
+    if observe is not None and isinstance(text, ThreadText):
+        for group in text.groups():
+            observe([], group)
     page_text = text.text()
     quality = from_counts(text.glyphs, text.unresolved, params, page_text)
     if quality.suspect:

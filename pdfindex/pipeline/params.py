@@ -103,6 +103,10 @@ class Params:
     suspect_no_vowels: float = 0.35
     suspect_min_chars: int = 40
     suspect_min_words: int = 20
+    #: R14 (beyond, threads.py): on a page with article beads the text follows the
+    #: document's threads, bead by bead, then the text outside them in content
+    #: order; False keeps content order everywhere (``--no-threads``).
+    threads: bool = True
     #: Our own bugs raise instead of becoming page problems ("internal error").
     #: Default from PDFINDEX_STRICT (see strict_from_env); the test suite sets it.
     strict: bool = field(default_factory=strict_from_env)
