@@ -12,7 +12,8 @@ import math
 import pytest
 
 from pdfindex import pipeline
-from tests.builders import one_font_pdf
+from tests.builders import mono_font, one_font_pdf, page_of
+from tests.pdfwriter import PdfWriter
 
 
 def _text(content: bytes) -> str:
@@ -169,3 +170,40 @@ def test_a_small_caption_on_the_big_words_baseline_stays_on_the_line() -> None:
     for drop in (b"0", b"-5"):
         content = (b"BT /F1 40 Tf 72 600 Td (Total) Tj /F1 8 Tf 120 " + drop + b" Td (net) Tj ET")
         assert _text(content) == "Total net", drop
+
+
+# ---- tight leading (issue 23) ---------------------------------------------------
+
+def _tall_font_text(content: bytes) -> str:
+    """The mono font with a box of 1.5 em (Ascent 1100, Descent -400), as display
+    faces with tall accents declare."""
+    w = PdfWriter()
+    font = mono_font(w, descriptor={"Ascent": 1100, "Descent": -400})
+    return page_of(content, {"F1": font}, w=w).text
+
+
+@pytest.mark.parametrize("leading", [36, 40, 48, 60])
+def test_big_type_with_leading_under_its_box_height_breaks(leading: int) -> None:
+    """48 pt lines 36 pt apart, in a 1.5 em box (72 units): half the box is 36, so R12
+    alone keeps them on one line ("Firstamong"); the second line goes back to where
+    the first began, which no text on one line does."""
+    content = b"BT /F1 48 Tf 72 700 Td (First) Tj 0 -%d Td (among) Tj ET" % leading
+    assert _tall_font_text(content) == "First\namong"
+
+
+def test_tight_leading_with_tj_lines_and_an_indent() -> None:
+    content = (b"BT /F1 48 Tf 90 700 Td [(First)] TJ -18 -36 Td [(among)] TJ 0 -36 Td [(equals)] TJ ET")
+    assert _tall_font_text(content) == "First\namong\nequals"
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    # a superscript moved by Td (no rise) from its base, then a subscript
+    (b"BT /F1 10 Tf 72 700 Td (x) Tj /F1 7 Tf 5 4 Td (2) Tj /F1 10 Tf 4 -4 Td (y) Tj /F1 7 Tf 5 -3 Td (i) Tj ET",
+     "x2yi"),
+    # a footnote mark at the line's start, its text after it
+    (b"BT /F1 7 Tf 72 704 Td (1) Tj /F1 10 Tf 4 -4 Td (Note) Tj ET", "1Note"),
+    # a small caption on the big word's baseline
+    (b"BT /F1 30 Tf 72 700 Td (BIG) Tj /F1 8 Tf 50 0 Td (small) Tj ET", "BIG small"),
+])
+def test_scripts_and_captions_stay_on_their_line(content: bytes, expected: str) -> None:
+    assert _text(content) == expected

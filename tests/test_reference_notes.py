@@ -390,8 +390,9 @@ PDFFILL_PAGE1 = (
 
 
 def test_pdffill_demo_lines(doc) -> None:
-    # pdfplumber sorts lines top to bottom; we keep content-stream order (R14) and
-    # join what shares a baseline ("Print" and the title). So: every expected line
+    # pdfplumber sorts lines top to bottom; we keep content-stream order (R14) ("Print",
+    # drawn at the right edge, and the title 10 units lower and back at the left are
+    # two lines: R12's return to the line's start). So: every expected line
     # is a run of whole words within one of our lines, and nothing else is there.
     ours = [" ".join(w) for w in word_lines(doc("pdfplumber__pdffill-demo.pdf").pages[0].text)]
     for line in PDFFILL_PAGE1.split("\n"):

@@ -333,10 +333,16 @@ def split_lines(glyphs: Sequence[Glyph], params: Params, why: Why | None = None)
     """R12: a new line starts when the origin moves across the previous glyph's
     writing direction by more than half the larger box height. Text rise is taken
     out first, so a superscript, however high, stays on its line. A change between
-    horizontal and vertical writing is a column change (R13), hence a new line."""
+    horizontal and vertical writing is a column change (R13), hence a new line.
+
+    Beyond: a string that goes back to where its line began (or before) after moving
+    across by more than ``line_return`` of the box height starts a new line too. Big
+    type set with leading under its box height (48 pt lines 36 pt apart, in a font
+    whose box is 1.5 em) moves less than half a box, but a line's text never returns
+    to its own start; a superscript or subscript moves on from its base."""
     lines: list[list[Glyph]] = []
     line: list[Glyph] = []
-    factor = params.line_break
+    factor, back = params.line_break, params.line_return
     prev: Glyph | None = None
     for k, g in enumerate(glyphs):
         # Glyphs of one showing operation share a baseline: only a new string can
@@ -345,12 +351,14 @@ def split_lines(glyphs: Sequence[Glyph], params: Params, why: Why | None = None)
             ux, uy = prev.direction
             across = (g.oy - prev.oy) * ux - (g.ox - prev.ox) * uy - (g.rise - prev.rise)
             height = g.height if g.height > prev.height else prev.height
-            if abs(across) > factor * height or g.vertical != prev.vertical or (
+            start = line[0]
+            returned = abs(across) > back * height and (g.ox - start.ox) * ux + (g.oy - start.oy) * uy <= 0.1 * height
+            if abs(across) > factor * height or g.vertical != prev.vertical or returned or (
                     g.height != prev.height and not _boxes_overlap_across(prev, g, ux, uy)):
                 lines.append(line)
                 line = []
             if why is not None:
-                _why_line(why, k, prev, g, across, factor * height, not line)
+                _why_line(why, k, prev, g, across, factor * height, not line, returned)
         elif why is not None and prev is not None:
             why(k, 0.0, None, False, "the same string: one baseline (R12)")
         line.append(g)
@@ -360,11 +368,15 @@ def split_lines(glyphs: Sequence[Glyph], params: Params, why: Why | None = None)
     return lines
 
 
-def _why_line(why: Why, index: int, prev: Glyph, g: Glyph, across: float, limit: float, broke: bool) -> None:
+def _why_line(why: Why, index: int, prev: Glyph, g: Glyph, across: float, limit: float, broke: bool,
+              returned: bool) -> None:
     if g.vertical != prev.vertical:
         reason = "the writing mode changes: a new column (R13)"
     elif abs(across) > limit:
         reason = f"moved {abs(across):.2f} across, over half the larger box height {limit:.2f}: a new line (R12)"
+    elif returned:
+        reason = (f"moved {abs(across):.2f} across and back to the line's start: a new line "
+                  "(R12, beyond: leading under the box height)")
     elif broke:
         reason = "the boxes share no height across the line: a new line (R12, beyond)"
     else:

@@ -42,6 +42,9 @@ class Params:
     #: R12: a move across the writing direction wider than this × the larger box
     #: height of the two glyphs starts a new line.
     line_break: float = 0.5
+    #: R12 (beyond): a string that moves across by more than this × the larger box
+    #: height and back to its line's start begins a new line (tight leading).
+    line_return: float = 0.3
     #: R9: nesting depth at which Form XObject recursion stops.
     max_form_depth: int = 12
     #: R17 (beyond): per-page budgets against hostile files. Forms that draw each
