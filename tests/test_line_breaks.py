@@ -12,6 +12,8 @@ import math
 import pytest
 
 from pdfindex import pipeline
+from pdfindex.pipeline.document import PdfFile
+from pdfindex.pipeline.explain import explain_page
 from tests.builders import mono_font, one_font_pdf, page_of
 from tests.pdfwriter import PdfWriter
 
@@ -207,3 +209,53 @@ def test_tight_leading_with_tj_lines_and_an_indent() -> None:
 ])
 def test_scripts_and_captions_stay_on_their_line(content: bytes, expected: str) -> None:
     assert _text(content) == expected
+
+
+# ---- a string that continues an earlier line (issue 23) ---------------------------
+
+def _both(content: bytes) -> str:
+    """The page text as extraction streams it and as explain assembles it whole:
+    they must agree."""
+    data = one_font_pdf(content)
+    text = pipeline.extract(data).pages[0].text
+    assert explain_page(PdfFile(data), 1).text == text
+    return text
+
+
+def test_big_and_small_lines_drawn_word_by_word_stay_lines() -> None:
+    """116 pt "Big Text" over 12 pt "Small Text", drawn Big, Small, Text, Text: each
+    word goes on where its line ended, so the lines are whole (pdftotext and
+    pdfminer.six read it so)."""
+    content = (b"BT /F1 116 Tf 72 600 Td (Big) Tj ET BT /F1 12 Tf 72 560 Td (Small) Tj ET "
+               b"BT /F1 116 Tf 275 600 Td (Text) Tj ET BT /F1 12 Tf 108 560 Td (Text) Tj ET")
+    assert _both(content) == "Big Text\nSmall Text"
+
+
+def test_a_table_drawn_down_its_columns_reads_by_rows() -> None:
+    cells = b"".join(b"BT /F1 10 Tf %d %d Td (%s) Tj ET " % (x, y, t) for x, y, t in [
+        (72, 700, b"Name"), (72, 686, b"Alice"), (72, 672, b"Bob"),
+        (102, 700, b"Qty"), (102, 686, b"12"), (102, 672, b"7")])
+    assert _both(cells) == "Name Qty\nAlice 12\nBob 7"
+
+
+def test_columns_drawn_one_after_the_other_keep_their_order() -> None:
+    """Two columns of three lines, the second 20 units (two box heights) right of the
+    first's line ends: a gutter, not a word gap; content order stays (R14)."""
+    left = [b"aaaa", b"bbbb", b"cccc"]
+    right = [b"dddd", b"eeee", b"ffff"]
+    content = b"".join(b"BT /F1 10 Tf 72 %d Td (%s) Tj ET " % (700 - 14 * i, t) for i, t in enumerate(left))
+    content += b"".join(b"BT /F1 10 Tf 112 %d Td (%s) Tj ET " % (700 - 14 * i, t) for i, t in enumerate(right))
+    assert _both(content) == "aaaa\nbbbb\ncccc\ndddd\neeee\nffff"
+
+
+def test_a_line_of_one_size_is_not_split_by_a_smaller_line_between() -> None:
+    """Words of a big line and a small one under it, alternately: two lines, never
+    one a word."""
+    words = [(b"One", b"tiny"), (b"two", b"note"), (b"six", b"here")]
+    content = b""
+    x_big, x_small = 72, 72
+    for big, small in words:
+        content += b"BT /F1 40 Tf %d 600 Td (%s) Tj ET BT /F1 9 Tf %d 580 Td (%s) Tj ET " % (x_big, big, x_small, small)
+        x_big += 20 * len(big) + 10
+        x_small += int(4.5 * len(small)) + 2
+    assert _both(content) == "One two six\ntiny note here"

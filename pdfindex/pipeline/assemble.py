@@ -245,10 +245,18 @@ def assemble(glyphs: Sequence[Glyph], params: Params, why_line: Why | None = Non
     ``why_gap`` are told each line and word-space decision (the index in
     ``TextMap.glyphs``)."""
     run = _ordered(glyphs, params)
+    decisions: list[tuple[int, float | None, float | None, bool, str]] = []
+    numbered = _split(run, params, None if why_line is None else lambda *d: decisions.append(d))
+    placed = [run[k] for indices in numbered for k in indices]
+    if why_line is not None:  # a continued line moves glyphs: indices as placed
+        position = {k: p for p, k in enumerate(k for indices in numbered for k in indices)}
+        for k, measured, limit, decided, reason in decisions:
+            why_line(position[k], measured, limit, decided, reason)
     chars: list[str] = []
     owners: list[int | None] = []
     line_of: list[int] = []
-    for number, line in enumerate(split_lines(run, params, why_line)):
+    for number, indices in enumerate(numbered):
+        line = [run[k] for k in indices]
         base = len(line_of)
         text, local = _line_map(line, params, None if why_gap is None else _shifted(why_gap, base))
         if number:
@@ -259,7 +267,7 @@ def assemble(glyphs: Sequence[Glyph], params: Params, why_line: Why | None = Non
         line_of.extend([number] * len(line))
     raw = "".join(chars)
     text = tidy(raw)
-    return TextMap(text, _tidied_owners(raw, owners, text), tuple(run), tuple(line_of))
+    return TextMap(text, _tidied_owners(raw, owners, text), tuple(placed), tuple(line_of))
 
 
 def _shifted(why: Why, base: int) -> Why:
@@ -302,13 +310,19 @@ class PageText:
         lines = split_lines(_ordered(run, params), params)
         self.pending = []
         last: list[Glyph] | None = lines.pop() if lines and not final else None
+        held: list[list[Glyph]] = []  # lines a later string may still continue
+        if last is not None and not self.context:
+            room = params.max_held_glyphs - len(last)
+            while lines and len(held) < _CONTINUED_WITHIN and len(lines[-1]) < room:
+                room -= len(lines[-1])
+                held.insert(0, lines.pop())
         for line in lines:
             self._line(_join_line(line, params, self.context))
             self.context = False
         if last is None:
             return
         if len(last) < params.max_held_glyphs:
-            self.pending = last
+            self.pending = [g for line in held for g in line] + last
             return
         self.open.append(_join_line(last, params, self.context))
         self.pending, self.context = last[-1:], True
@@ -330,6 +344,15 @@ class PageText:
 
 
 def split_lines(glyphs: Sequence[Glyph], params: Params, why: Why | None = None) -> list[list[Glyph]]:
+    """``glyphs`` in lines (``_split``), in the order the lines begin."""
+    return [[glyphs[k] for k in line] for line in _split(glyphs, params, why)]
+
+
+#: A string may continue any of this many lines before the current one.
+_CONTINUED_WITHIN = 3
+
+
+def _split(glyphs: Sequence[Glyph], params: Params, why: Why | None = None) -> list[list[int]]:
     """R12: a new line starts when the origin moves across the previous glyph's
     writing direction by more than half the larger box height. Text rise is taken
     out first, so a superscript, however high, stays on its line. A change between
@@ -339,9 +362,14 @@ def split_lines(glyphs: Sequence[Glyph], params: Params, why: Why | None = None)
     across by more than ``line_return`` of the box height starts a new line too. Big
     type set with leading under its box height (48 pt lines 36 pt apart, in a font
     whose box is 1.5 em) moves less than half a box, but a line's text never returns
-    to its own start; a superscript or subscript moves on from its base."""
-    lines: list[list[Glyph]] = []
-    line: list[Glyph] = []
+    to its own start; a superscript or subscript moves on from its base.
+
+    And a string that breaks from its line may continue one of the few lines before
+    it (``_continues``): producers that draw word by word down a table's column or
+    across two sizes (``Big``, ``Small``, ``Text``, ``Text``) would otherwise give each
+    word a line. Lines are lists of indices into ``glyphs``, in the order they begin."""
+    lines: list[list[int]] = []
+    line: list[int] = []
     factor, back = params.line_break, params.line_return
     prev: Glyph | None = None
     for k, g in enumerate(glyphs):
@@ -351,21 +379,48 @@ def split_lines(glyphs: Sequence[Glyph], params: Params, why: Why | None = None)
             ux, uy = prev.direction
             across = (g.oy - prev.oy) * ux - (g.ox - prev.ox) * uy - (g.rise - prev.rise)
             height = g.height if g.height > prev.height else prev.height
-            start = line[0]
+            start = glyphs[line[0]]
             returned = abs(across) > back * height and (g.ox - start.ox) * ux + (g.oy - start.oy) * uy <= 0.1 * height
-            if abs(across) > factor * height or g.vertical != prev.vertical or returned or (
-                    g.height != prev.height and not _boxes_overlap_across(prev, g, ux, uy)):
-                lines.append(line)
-                line = []
+            broke = abs(across) > factor * height or g.vertical != prev.vertical or returned or (
+                g.height != prev.height and not _boxes_overlap_across(prev, g, ux, uy))
+            continued = None
+            if broke:
+                continued = _continued(glyphs, lines, line, g)
+                line = continued if continued is not None else []
+                if continued is None:
+                    lines.append(line)
             if why is not None:
-                _why_line(why, k, prev, g, across, factor * height, not line, returned)
-        elif why is not None and prev is not None:
+                if continued is not None:
+                    why(k, abs(across), factor * height, True, "goes on where an earlier line ends, on its "
+                        "baseline: that line continues (R12, beyond)")
+                else:
+                    _why_line(why, k, prev, g, across, factor * height, broke, returned)
+        elif prev is None:
+            lines.append(line)
+        elif why is not None:
             why(k, 0.0, None, False, "the same string: one baseline (R12)")
-        line.append(g)
+        line.append(k)
         prev = g
-    if line:
-        lines.append(line)
     return lines
+
+
+def _continued(glyphs: Sequence[Glyph], lines: list[list[int]], current: list[int], g: Glyph) -> list[int] | None:
+    """The line among the few before ``current`` that ``g`` continues: one whose last
+    glyph shares ``g``'s direction, baseline (within a tenth of the box height) and
+    size (within a quarter), and ends at most one box height before ``g`` begins
+    (a word gap, not a column's gutter)."""
+    for line in reversed(lines[-_CONTINUED_WITHIN - 1:]):
+        if line is current:
+            continue
+        h = glyphs[line[-1]]
+        if h.vertical != g.vertical or h.direction != g.direction or not 0.8 * h.height <= g.height <= 1.25 * h.height:
+            continue
+        ux, uy = h.direction
+        across = (g.oy - h.oy) * ux - (g.ox - h.ox) * uy - (g.rise - h.rise)
+        along = (g.ox - h.gx) * ux + (g.oy - h.gy) * uy
+        if abs(across) <= 0.1 * h.height and -0.1 * h.height <= along <= h.height:
+            return line
+    return None
 
 
 def _why_line(why: Why, index: int, prev: Glyph, g: Glyph, across: float, limit: float, broke: bool,
