@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from pdfindex import pipeline
-from tests.builders import font_resources
+from tests.builders import font_resources, mono_font
 from tests.pdfwriter import PdfWriter, tounicode_cmap
 
 RIGHT, MIDDLE, LEFT = "日本語の", "縦書きを", "読む順番"
@@ -139,3 +139,56 @@ def test_real_columns_next_to_a_line_placed_across_stay_columns() -> None:
     assert _identity_v(content).text.split("\n") == [RIGHT, MIDDLE, LEFT, "、。縦"]
     pair = _column(300, 700, _ident(LEFT)) + _one_tm_each("縦横", 100, 300, 20)
     assert _identity_v(pair).text.split("\n") == [LEFT, "横", "縦"]
+
+
+# ---- a word drawn partly in a vertical font (issue 23) -------------------------------------
+
+_MIXED = "ilAprl2015()\ufe35\ufe36"
+
+
+def _mixed_page(content: bytes) -> pipeline.Page:
+    """F1: the mono font, across; F2: an Identity-V font (code = index in _MIXED + 1,
+    ToUnicode) whose glyphs the content turns a quarter so they run along the line."""
+    w = PdfWriter()
+    cmap = tounicode_cmap([(b"%c%c" % divmod(i + 1, 256), c) for i, c in enumerate(_MIXED)],
+                          codespace=[(b"\x00\x00", b"\xff\xff")])
+    vertical = w.type0_font(base_font="TestGothic-V", encoding="Identity-V", to_unicode=cmap)
+    w.add_page(content, resources=font_resources(mono_font(w), F2=vertical))
+    return pipeline.extract(w.to_bytes(), keep_glyphs=True).pages[0]
+
+
+def _word(parts: list[tuple[str, str]], x: float = 100, y: float = 700, size: float = 20) -> bytes:
+    """Each (font, text) part at the pen: F1 glyphs across, 0.5 em each; F2 glyphs each
+    with a Tm turned 90° counter-clockwise (so the vertical writing runs to the right)
+    at the same 0.5 em pitch, its vertical origin 0.35 em above the baseline."""
+    out = b""
+    for font, text in parts:
+        for ch in text:
+            if font == "F1":
+                out += b"BT /F1 %g Tf 1 0 0 1 %g %g Tm (%s) Tj ET\n" % (size, x, y, ch.encode())
+            else:
+                code = b"<%04X>" % (_MIXED.index(ch) + 1)
+                out += b"BT /F2 %g Tf 0 1 -1 0 %g %g Tm %s Tj ET\n" % (size, x, y + 0.35 * size, code)
+            x += 0.5 * size
+    return out
+
+
+@pytest.mark.parametrize(("parts", "expected"), [
+    ([("F1", "w"), ("F2", "il"), ("F1", "l")], "will"),
+    ([("F1", "Ap"), ("F2", "r"), ("F1", "i"), ("F2", "l")], "April"),
+    ([("F2", "Apr"), ("F1", "il")], "April"),
+    ([("F1", "1"), ("F2", "\ufe35"), ("F1", "20"), ("F2", "\ufe36")], "1(20)"),
+])
+def test_a_word_drawn_partly_in_a_vertical_font_stays_one_word(parts: list[tuple[str, str]], expected: str) -> None:
+    """Letters of an Identity-V font turned a quarter and set along a horizontal word
+    belong to that word, in pen order; its vertical brackets read as brackets."""
+    page = _mixed_page(_word(parts))
+    assert page.text == expected
+    assert any(g.vertical for g in page.glyphs)
+
+
+def test_a_real_column_beside_a_line_stays_a_column() -> None:
+    """An upright Identity-V column next to a horizontal line: still a column (R13)."""
+    column = b"BT /F2 20 Tf 1 0 0 1 300 700 Tm <0001000200030004> Tj ET\n"
+    page = _mixed_page(_word([("F1", "will")]) + column)
+    assert page.text == "will\nilAp"

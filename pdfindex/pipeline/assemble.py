@@ -151,6 +151,10 @@ def order_vertical(glyphs: Sequence[Glyph], params: Params) -> list[Glyph]:
         j = i
         while j < n and glyphs[j].vertical:
             j += 1
+        if _in_line(glyphs, i, j):
+            out.extend(g._replace(vertical=False, text=_across_form(g.text)) for g in glyphs[i:j])
+            i = j
+            continue
         columns: list[Glyph] = []
         for segment, across in _placed_across(glyphs[i:j]):
             if across:
@@ -162,6 +166,31 @@ def order_vertical(glyphs: Sequence[Glyph], params: Params) -> list[Glyph]:
         out.extend(_columns(columns, params) if columns else [])
         i = j
     return out
+
+
+def _in_line(glyphs: Sequence[Glyph], i: int, j: int) -> bool:
+    """Whether the vertical glyphs ``i:j`` belong to the horizontal line beside them:
+    each written along that line's direction (a vertical font's glyph placed turned a
+    quarter, as producers draw a word's letters from an Identity-V font inside a
+    horizontal word), the first or last on the line of its horizontal neighbour (its
+    box's middle within half a box height of the neighbour's). A real column's
+    glyphs go down across the line, never along it."""
+    for k, neighbour in ((i, i - 1), (j - 1, j)):
+        if 0 <= neighbour < len(glyphs) and not glyphs[neighbour].vertical:
+            h = glyphs[neighbour]
+            ux, uy = h.direction
+            if all(g.direction[0] * ux + g.direction[1] * uy > 0.99 for g in glyphs[i:j]):
+                g = glyphs[k]
+                (gx, gy), (hx, hy) = g.center, h.center
+                if abs((gy - hy) * ux - (gx - hx) * uy) <= 0.5 * max(g.height, h.height):
+                    return True
+    return False
+
+
+def _across_form(text: str) -> str:
+    """A vertical presentation form (U+FE10-FE19, U+FE30-FE4F: ︵ for "(") as the
+    character it stands for, once its glyph is read across a line."""
+    return "".join(unicodedata.normalize("NFKC", ch) if "\ufe10" <= ch <= "\ufe4f" else ch for ch in text)
 
 
 #: Glyphs of a vertical font placed across, one after the other, on one row: at
