@@ -335,3 +335,16 @@ def test_the_line_split_leaves_punctuation_to_r11(show: bytes, expected: str) ->
     dash, as narrow, are an italic's correction or a symbol's side bearing, not the
     text's word gaps."""
     assert _line(show) == expected
+
+
+@pytest.mark.parametrize(("show", "expected"), [
+    (b"[(It was the law.)-110(The next day came.)-95(So it went.)] TJ",
+     "It was the law. The next day came. So it went."),
+    (b"[(in the U.S.A. or)-110(e.g. here)] TJ", "in the U.S.A. ore.g. here"),  # only before a capital
+    (b"[(Read Fig.)-30(The end is near)] TJ", "Read Fig.The end is near"),  # a kern-sized gap: no
+])
+def test_a_sentence_gap_set_without_a_space_glyph(show: bytes, expected: str) -> None:
+    """A line that has space glyphs but sets a sentence's end apart by placement alone
+    (freeculture, 241 times "content.That"): a gap over the line's letter gaps by 0.08
+    before a capital after ".!?;:" is a space."""
+    assert _line(show) == expected
