@@ -348,3 +348,14 @@ def test_a_sentence_gap_set_without_a_space_glyph(show: bytes, expected: str) ->
     (freeculture, 241 times "content.That"): a gap over the line's letter gaps by 0.08
     before a capital after ".!?;:" is a space."""
     assert _line(show) == expected
+
+
+def test_table_cells_set_apart_by_a_wide_tc() -> None:
+    """Tc of 4 box heights sets a row's cells apart; TJ takes it back inside each number
+    (NICS background-check tables): the cells are words, the numbers whole."""
+    show = b"40 Tc [(0)(2)4000(,)4000(2)4000(4)4000(8)(1)4000(,)4000(1)4000(3)4000(5)] TJ"
+    assert _line(show) == "0 2,248 1,135"
+
+
+def test_letter_tracking_by_tc_is_still_no_gap() -> None:
+    assert _line(b"0.5 Tc (TRACKED) Tj 0 Tc [( )] TJ") == "TRACKED"

@@ -666,8 +666,11 @@ def _gaps(line: Sequence[Glyph], texts: Sequence[str], why: Why | None) -> tuple
             from_pen_end = from_glyph_end - _tracking(line, i - 1, ux, uy)
         else:
             from_pen_end = (x - prev.ex) * ux + (y - prev.ey) * uy
-        gap = from_pen_end if from_pen_end < from_glyph_end else from_glyph_end
         height = g.height
+        # Tc wider than a box height is no letter tracking: a table's cells set apart
+        # by Tc, taken back by TJ inside each number (NICS: Tc of 4 em)
+        tracked = from_pen_end < from_glyph_end and from_glyph_end - from_pen_end <= height
+        gap = from_pen_end if tracked else from_glyph_end
         ratio = gap / height if height > 0 else 0.0
         gaps[i] = ratio
         candidates.append(ratio)
