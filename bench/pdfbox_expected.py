@@ -139,7 +139,7 @@ class FileResult:
     file: str
     reference_tokens: int
     sorted_tokens: int | None  # None: PDFBox keeps no sorted text for it
-    # system -> status, error, seconds, tokens, f1, precision, recall, order, f1_sorted
+    # system -> status, error, seconds, tokens, f1, precision, recall, order, f1_sorted, order_sorted
     systems: dict[str, dict[str, Any]]
     verdict: str  # listed, ok, all disagree, empty reference
     hint: Hint | None = None
@@ -162,11 +162,13 @@ def judge(case: Case, runs: Mapping[str, Extraction], scorer: ModuleType, margin
     for name, run in runs.items():
         text = run.text or ""
         out = scorer.score(reference, text)
+        against_sorted = None if by_position is None else scorer.score(by_position, text)
         status = run.failure or ("ok" if out.output_tokens else "empty")
         systems[name] = {"status": status, "error": run.error, "seconds": round(run.seconds, 3),
                          "tokens": out.output_tokens, "f1": out.f1, "precision": out.precision,
                          "recall": out.recall, "order": out.order,
-                         "f1_sorted": None if by_position is None else scorer.score(by_position, text).f1}
+                         "f1_sorted": None if against_sorted is None else against_sorted.f1,
+                         "order_sorted": None if against_sorted is None else against_sorted.order}
     sorted_tokens = None if by_position is None else len(token_list(scorer, by_position))
     result = FileResult(case.pdf.name, len(ref_tokens), sorted_tokens, systems, "ok")
     if not ref_tokens:
@@ -185,12 +187,16 @@ def judge(case: Case, runs: Mapping[str, Extraction], scorer: ModuleType, margin
 
 @dataclass(frozen=True, slots=True)
 class Means:
-    """One system over the scored files: the plain mean, and weighted by the
-    reference's words (files without a sorted text are left out of the sorted mean)."""
+    """One system over the scored files: F1's plain mean, its mean weighted by the
+    reference's words, F1 against the sorted texts, and the scorer's order (the
+    sequence-match ratio of the tokens, which F1 as a bag of words cannot see) against
+    either. Files without a sorted text are left out of the sorted means."""
 
     mean: float
     weighted: float
     mean_sorted: float | None
+    order: float
+    order_sorted: float | None
     files: int
 
 
@@ -200,11 +206,15 @@ def means(results: Sequence[FileResult], systems: Sequence[str]) -> dict[str, Me
     if not scored:
         return out
     words = sum(r.reference_tokens for r in scored)
+    def mean_of(system: str, key: str) -> float | None:
+        values = [r.systems[system][key] for r in scored if r.systems[system][key] is not None]
+        return statistics.fmean(values) if values else None
+
     for s in systems:
         f1 = [r.systems[s]["f1"] for r in scored]
-        sorted_f1 = [r.systems[s]["f1_sorted"] for r in scored if r.systems[s]["f1_sorted"] is not None]
         weighted = sum(v * r.reference_tokens for v, r in zip(f1, scored, strict=True)) / words
-        out[s] = Means(statistics.fmean(f1), weighted, statistics.fmean(sorted_f1) if sorted_f1 else None,
+        out[s] = Means(statistics.fmean(f1), weighted, mean_of(s, "f1_sorted"),
+                       statistics.fmean(r.systems[s]["order"] for r in scored), mean_of(s, "order_sorted"),
                        len(scored))
     return out
 
@@ -251,9 +261,16 @@ def table(results: Sequence[FileResult], systems: Sequence[str], sorted_referenc
 def summary_lines(results: Sequence[FileResult], systems: Sequence[str]) -> list[str]:
     """The means under the table: plain, words-weighted, and against the sorted texts."""
     summary, width = means(results, systems), _width(results) + 7
-    rows = (("mean", "mean"), ("words-weighted", "weighted"), ("mean, sorted ref.", "mean_sorted"))
+    rows = (("mean", "mean"), ("words-weighted", "weighted"), ("mean, sorted ref.", "mean_sorted"),
+            ("mean order", "order"), ("mean order, sorted ref.", "order_sorted"))
     return [f"  {label:<{width}} " + " ".join(f"{_cell(getattr(summary[s], key)) if s in summary else '-':>{_col(s)}}"
                                             for s in systems) for label, key in rows]
+
+
+def sorted_differs(result: FileResult) -> bool:
+    """Some system's F1 against the sorted text is not its F1 against the unsorted one."""
+    unsorted, by_position = result.f1(), result.f1(True)
+    return any(abs(by_position[s] - unsorted[s]) >= 0.0005 for s in by_position)
 
 
 def hint_lines(hint: Hint) -> list[str]:
@@ -277,9 +294,14 @@ def print_report(results: Sequence[FileResult], systems: Sequence[str], folder: 
     print("\nWord F1 against X.pdf.txt (content order; < listed):")
     print("\n".join(table(results, systems, False)))
     print("\n".join(summary_lines(results, systems)))
-    if any(r.sorted_tokens is not None for r in results):
-        print("\nWord F1 against X.pdf-sorted.txt (setSortByPosition):")
-        print("\n".join(table(results, systems, True)))
+    with_sorted = [r for r in results if r.sorted_tokens is not None]
+    moved = [r for r in with_sorted if sorted_differs(r)]
+    if with_sorted:
+        print(f"\nWord F1 against X.pdf-sorted.txt (setSortByPosition): {len(with_sorted) - len(moved)} of "
+              f"{len(with_sorted)} files as against X.pdf.txt (within 0.0005: the same words, in another order)"
+              + (", the others:" if moved else ""))
+        if moved:
+            print("\n".join(table(moved, systems, True)))
     listed = [r for r in results if r.verdict == "listed"]
     print(f"\nListed (pdfindex more than {info['margin']:g} below the best other): {len(listed) or 'none'}")
     for r in listed:
@@ -303,7 +325,7 @@ def print_report(results: Sequence[FileResult], systems: Sequence[str], folder: 
 def result_json(result: FileResult) -> dict[str, Any]:
     data = asdict(result)
     for values in data["systems"].values():
-        for key in ("f1", "precision", "recall", "order", "f1_sorted"):
+        for key in ("f1", "precision", "recall", "order", "f1_sorted", "order_sorted"):
             if values[key] is not None:
                 values[key] = round(values[key], 4)
     return data
