@@ -85,6 +85,21 @@ def _settled_status(index: Path, env: dict[str, str], timeout: float = 90) -> di
         time.sleep(0.2)
 
 
+def _ocr_read(cluster: Cluster, index: Path, timeout: float = 180) -> None:
+    """Wait until every OCR task the workers received has ended and its outcome is
+    written: the client does not wait for OCR, so a snapshot taken before would see a
+    scanned file's record replaced under it (a loaded CI machine did)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        received = sum(len(cluster.task_lines(n, "pdfindex.ocr", "received")) for n in cluster.workers)
+        ended = sum(len(cluster.task_lines(n, "pdfindex.ocr", event)) for n in cluster.workers
+                    for event in ("succeeded", "failed", "raised"))
+        if ended >= received and status_json(index, cluster.env)["queues"]["ocr"] == 0:
+            break
+        time.sleep(0.2)
+    _settled_status(index, cluster.env)
+
+
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -159,6 +174,7 @@ def distributed(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixtur
         first_status = _settled_status(index, cluster.env)
         extract_lines = {n: cluster.task_lines(n, "pdfindex.extract", "succeeded") for n in cluster.workers}
         write_lines = {n: cluster.task_lines(n, "pdfindex.write", "succeeded") for n in cluster.workers}
+        _ocr_read(cluster, index)
         before = (records(index), snapshot(index))
         second = ingest(index, folder, "--recursive", env=cluster.env, timeout=180)
         after = (records(index), snapshot(index))
