@@ -192,3 +192,49 @@ def test_a_real_column_beside_a_line_stays_a_column() -> None:
     column = b"BT /F2 20 Tf 1 0 0 1 300 700 Tm <0001000200030004> Tj ET\n"
     page = _mixed_page(_word([("F1", "will")]) + column)
     assert page.text == "will\nilAp"
+
+
+_LINE = "Aprwil5()\ufe35\ufe36 "
+#: Advance widths (1/1000 em) of _LINE's letters: "i" and "l" narrow, as in a real face.
+_WIDTHS = {"A": 667, "p": 556, "r": 333, "w": 722, "i": 222, "l": 222, "5": 556, "(": 333, ")": 333,
+           "\ufe35": 1000, "\ufe36": 1000, " ": 278}
+
+
+def _vertical_line_page(content: bytes) -> str:
+    """An Identity-V font only (code = index in _LINE + 1) with real widths."""
+    w = PdfWriter()
+    cmap = tounicode_cmap([(b"%c%c" % divmod(i + 1, 256), c) for i, c in enumerate(_LINE)],
+                          codespace=[(b"\x00\x00", b"\xff\xff")])
+    widths = [x for i, c in enumerate(_LINE) for x in (i + 1, [_WIDTHS[c]])]
+    font = w.type0_font(base_font="TestGothic-V", encoding="Identity-V", to_unicode=cmap, w=widths)
+    w.add_page(content, resources=font_resources(font))
+    return pipeline.extract(w.to_bytes()).pages[0].text
+
+
+def _placed_line(text: str, x: float = 100, top: float = 700, size: float = 14) -> bytes:
+    """Each glyph with a Tm of its own, left to right, as a producer sets a horizontal
+    line in a vertical font (PDFBox's VFont file): upright glyphs at their vertical
+    origin (the top, half a width right of their left edge); the brackets ︵︶ turned a
+    quarter so that they write along the line, their middle on the line's."""
+    out = b""
+    for ch in text:
+        code = b"<%04X>" % (_LINE.index(ch) + 1)
+        advance = _WIDTHS[ch] / 1000 * size
+        if ch in "\ufe35\ufe36":
+            out += b"BT /F1 %g Tf 0 1 -1 0 %g %g Tm %s Tj ET\n" % (size, x, top - size / 2, code)
+            advance = size
+        else:
+            out += b"BT /F1 %g Tf 1 0 0 1 %g %g Tm %s Tj ET\n" % (size, x + advance / 2, top, code)
+        x += advance
+    return out
+
+
+def test_a_line_set_in_a_vertical_font_keeps_its_narrow_letters() -> None:
+    """Narrow letters ("i", "l") step less than a third of the glyph height: they are
+    still the line's, not columns of their own (PDFBox's VFont file gave "wi / ll")."""
+    assert _vertical_line_page(_placed_line("April will")) == "April will"
+
+
+def test_turned_brackets_in_a_line_set_in_a_vertical_font() -> None:
+    """Vertical brackets turned to write along the line read as brackets, in place."""
+    assert _vertical_line_page(_placed_line("will \ufe355\ufe36 April")) == "will (5) April"

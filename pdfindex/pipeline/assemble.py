@@ -11,13 +11,15 @@ chunk, for extraction, which must not hold a page's glyphs.
 """
 from __future__ import annotations
 
+import math
 import operator
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
-from .geometry import Rect
+from .geometry import Point, Rect
 from .glyph import Glyph
 from .params import Params
 from .textmap import TextMap
@@ -160,7 +162,7 @@ def order_vertical(glyphs: Sequence[Glyph], params: Params) -> list[Glyph]:
             if across:
                 out.extend(_columns(columns, params) if columns else [])
                 columns = []
-                out.extend(_as_horizontal(g) for g in segment)
+                out.extend(segment)
             else:
                 columns.extend(segment)
         out.extend(_columns(columns, params) if columns else [])
@@ -200,46 +202,74 @@ _ACROSS_RUN = 3
 
 def _placed_across(run: Sequence[Glyph]) -> list[tuple[list[Glyph], bool]]:
     """The run cut into segments, each marked True when its glyphs go across the
-    writing direction: each shown by a string of its own, all at one height along
-    it, each about one glyph further along the normal (left to right, for a
-    downward direction) than the one before. Some producers place every glyph of
-    an Identity-V font with its own Tm that way; read as columns, the line came out
-    backwards, one letter a line. Real columns never do: their glyphs move down."""
+    writing direction (and then given as the horizontal glyphs they are drawn as):
+    each shown by a string of its own, all at one height along it, each about one
+    glyph further along the normal (left to right, for a downward direction) than
+    the one before. Some producers place every glyph of an Identity-V font with its
+    own Tm that way; read as columns, the line came out backwards, one letter a
+    line. Real columns never do: their glyphs move down. A glyph of such a line
+    turned a quarter (vertical brackets drawn upright in a line) writes along it
+    already and belongs to it too."""
+    across = _across_direction(run)
     pieces: list[list[Glyph]] = []
     for g in run:
-        if pieces and _next_across(pieces[-1][-1], g):
-            pieces[-1].append(g)
+        h = _as_horizontal(g, across)
+        if pieces and _next_across(pieces[-1][-1], h):
+            pieces[-1].append(h)
         else:
-            pieces.append([g])
+            pieces.append([h])
     segments: list[tuple[list[Glyph], bool]] = []
+    start = 0
     for piece in pieces:
-        across = len(piece) >= _ACROSS_RUN
-        if segments and not across and not segments[-1][1]:  # neighbouring column glyphs stay together
-            segments[-1][0].extend(piece)
+        is_across = len(piece) >= _ACROSS_RUN
+        glyphs = piece if is_across else list(run[start:start + len(piece)])
+        start += len(piece)
+        if segments and not is_across and not segments[-1][1]:  # neighbouring column glyphs stay together
+            segments[-1][0].extend(glyphs)
         else:
-            segments.append((piece, across))
+            segments.append((glyphs, is_across))
     return segments
 
 
+def _across_direction(run: Sequence[Glyph]) -> Point:
+    """The direction a line of ``run`` would go: the normal of its commonest writing
+    direction (left to right for a downward one)."""
+    ux, uy = Counter(g.direction for g in run).most_common(1)[0][0]
+    return (-uy, ux)
+
+
 def _next_across(prev: Glyph, g: Glyph) -> bool:
+    """Whether ``g`` follows ``prev`` on one line, both as horizontal glyphs."""
     if g.token == prev.token and g.token >= 0:
         return False
     ux, uy = prev.direction
+    if g.direction[0] * ux + g.direction[1] * uy < 0.99:
+        return False
     height = prev.height if prev.height > g.height else g.height
-    along = (g.ox - prev.ox) * ux + (g.oy - prev.oy) * uy
-    step = (g.ox - prev.ox) * -uy + (g.oy - prev.oy) * ux
-    return abs(along) <= 0.25 * height and 0.3 * height <= step <= 1.6 * height
+    (px, py), (gx, gy) = prev.center, g.center
+    off = (gy - py) * ux - (gx - px) * uy
+    step = (g.ox - prev.ox) * ux + (g.oy - prev.oy) * uy
+    width = math.hypot(prev.gx - prev.ox, prev.gy - prev.oy)  # a narrow letter steps less
+    least = 0.3 * height if 0.3 * height < 0.8 * width else 0.8 * width
+    return abs(off) <= 0.25 * height and least <= step <= 1.6 * height
 
 
-def _as_horizontal(g: Glyph) -> Glyph:
-    """A vertical glyph as the horizontal one it is drawn as: from its left box edge
-    to its right one, writing along the normal, its box hanging below its origin."""
+def _as_horizontal(g: Glyph, across: Point) -> Glyph:
+    """A vertical glyph as the horizontal one it is drawn as on a line going
+    ``across``: from its left box edge to its right one, writing along the normal, its
+    box hanging below its origin; or, when it writes along the line already (turned
+    a quarter), as it is."""
     ux, uy = g.direction
+    if ux * across[0] + uy * across[1] > 0.99:  # hung from its box's top, as the others are
+        u0x, u0y, u1x, u1y = g.box
+        return g._replace(ox=g.ox + u1x, oy=g.oy + u1y, ex=g.ex + u1x, ey=g.ey + u1y, gx=g.gx + u1x,
+                          gy=g.gy + u1y, box=(u0x - u1x, u0y - u1y, 0.0, 0.0), vertical=False,
+                          text=_across_form(g.text))
     l0x, l0y, r0x, r0y = g.box
     ox, oy, ex, ey = g.ox + l0x, g.oy + l0y, g.ox + r0x, g.oy + r0y
     h = g.height
     return g._replace(ox=ox, oy=oy, ex=ex, ey=ey, gx=ex, gy=ey, direction=(-uy, ux), vertical=False,
-                      box=(ux * h, uy * h, 0.0, 0.0))
+                      box=(ux * h, uy * h, 0.0, 0.0), text=_across_form(g.text))
 
 
 def _columns(run: Sequence[Glyph], params: Params) -> list[Glyph]:
