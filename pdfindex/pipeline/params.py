@@ -97,15 +97,24 @@ class Params:
     #: R7 (beyond): a page whose glyph coverage is below this is flagged as needing
     #: OCR too, since its text layer cannot be trusted for search.
     ocr_coverage: float = 0.5
-    #: R7 (beyond, plausibility.py): a page whose text shows more than these shares
-    #: of unreadable characters, of words mixing scripts, or of lowercase Latin words
-    #: without a vowel is suspect (its coverage is lowered and it needs OCR); the
-    #: word signals need suspect_min_words words, the character one suspect_min_chars.
+    #: R7 (beyond, plausibility.py): a page is suspect (its coverage is lowered and it
+    #: needs OCR) when more than suspect_unreadable of its characters are unreadable
+    #: (from suspect_min_chars characters on), or when its words mix scripts or lack
+    #: vowels more often than real text would with a chance of suspect_chance, real
+    #: text showing the trait in at most suspect_mixed_scripts, suspect_no_vowels of
+    #: its words (so the share needed falls with the words: 10 of 10, a third of 1,000).
     suspect_unreadable: float = 0.2
     suspect_mixed_scripts: float = 0.2
-    suspect_no_vowels: float = 0.35
+    suspect_no_vowels: float = 0.25
+    suspect_chance: float = 1e-6
     suspect_min_chars: int = 40
-    suspect_min_words: int = 20
+    #: ... or when its letters read as text once every code is moved by a constant:
+    #: the log-likelihood ratio (in nats) of the moved text against the text as it is,
+    #: its letters alone giving at least suspect_shift_letters of it. No page of the
+    #: corpora passes 0.6 (tests/test_plausibility.py); the 14 words of issue 23, every
+    #: code moved by 3, reach over 100.
+    suspect_shift_evidence: float = 20.0
+    suspect_shift_letters: float = 8.0
     #: R14 (beyond, threads.py): on a page with article beads the text follows the
     #: document's threads, bead by bead, then the text outside them in content
     #: order; False keeps content order everywhere (``--no-threads``).
@@ -127,6 +136,9 @@ class Params:
             raise ValueError("default ascent must be positive and descent negative")
         if not 0 <= self.ocr_coverage <= 1:
             raise ValueError("ocr_coverage is a fraction")
+        if not (0 < self.suspect_chance < 1 and 0 < self.suspect_no_vowels < 1
+                and 0 < self.suspect_mixed_scripts < 1):
+            raise ValueError("suspect_chance and the word shares real text shows are fractions")
         for name in ("max_held_glyphs", "max_stream_bytes", "max_page_bytes", "max_cmap_bytes",
                      "max_cmap_entries", "max_width_entries", "max_string_bytes", "max_array_items",
                      "max_nesting", "max_page_problems", "max_page_images"):
