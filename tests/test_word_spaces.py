@@ -359,3 +359,18 @@ def test_table_cells_set_apart_by_a_wide_tc() -> None:
 
 def test_letter_tracking_by_tc_is_still_no_gap() -> None:
     assert _line(b"0.5 Tc (TRACKED) Tj 0 Tc [( )] TJ") == "TRACKED"
+
+
+def test_tight_words_set_by_placement_on_a_line_with_space_glyphs() -> None:
+    """A court filing's line: its first words set apart by placement alone (0.10-0.11
+    box heights), the rest with space glyphs; letters touch. The line's own split
+    finds the placed word gaps too (PDFBox's PDFBOX-3042: medicalhistoryofdiabetes)."""
+    show = (b"[(medical)-110(history)-100(of)-110(diabetes.)-310(Samuel was first seen by a nurse)] TJ")
+    assert _line(show) == "medical history of diabetes. Samuel was first seen by a nurse"
+
+
+def test_tight_gaps_before_brackets_section_signs_and_numbers() -> None:
+    """Before an opening bracket or quote, "§" or a number, a tight word gap is a
+    word gap too; the gaps inside "(FTCA)," and "U.S.C." stay."""
+    show = (b"[(Claims)-120(Act)-120(\\(FTCA\\),)-130(28)-120(U.S.C.)-130(\\247)-130(1346)-120(et)-120(seq.)] TJ")
+    assert _line(show) == "Claims Act (FTCA), 28 U.S.C. \u00a7 1346 et seq."

@@ -581,17 +581,17 @@ def word_spaces(line: Sequence[Glyph], texts: Sequence[str], params: Params, why
     tracking = 0.0
     split: float | None = None
     spaced: frozenset[int] = frozenset()
-    if has_space:
-        if len(candidates) >= 4:
-            typical = sorted(candidates)[len(candidates) // 2]
-            if typical > word_gap:
-                tracking = typical
-            split = typical + params.split_word_min  # a sentence's end set apart without a space glyph
-            spaced = frozenset(i for i, gap in enumerate(gaps) if gap is not None and _sentence_end(texts, i))
-    else:
+    if has_space and len(candidates) >= 4:
+        typical = sorted(candidates)[len(candidates) // 2]
+        if typical > word_gap:
+            tracking = typical
+    if not tracking:
         between = [(i, gap) for i, gap in enumerate(gaps) if gap is not None and _between_words(line, texts, i)]
         split = line_split([gap for _, gap in between], params)
         spaced = frozenset(i for i, _ in between)
+        if split is None and has_space and len(candidates) >= 4:
+            split = typical + params.split_word_min  # a sentence's end set apart without a space glyph
+            spaced = frozenset(i for i, gap in enumerate(gaps) if gap is not None and _sentence_end(texts, i))
     threshold = word_gap + tracking
     backward = -params.backward_jump
     spaces = [False] * len(line)
@@ -619,21 +619,24 @@ def _sentence_end(texts: Sequence[str], i: int) -> bool:
 
 def _between_words(line: Sequence[Glyph], texts: Sequence[str], i: int) -> bool:
     """Whether the gap before glyph ``i`` may be a word gap for the line's own split:
-    a letter after anything but a dash, an opening bracket or a slash, or a digit after
-    a letter, in one font at one size. Not next to an ideograph (justified CJK
-    spreads those), not before punctuation (an italic's correction: "f,", "C++"),
-    not across a change of font or size (small capitals, a math italic): their gaps
-    are not the text's word gaps."""
+    before a letter, a digit, an opening bracket or quote or "§", after anything but
+    a dash, an opening bracket or quote, or a slash, at one size. Not next to an
+    ideograph (justified CJK spreads those), not before other punctuation (an
+    italic's correction: "f,", "C++"), not across a change of size (small capitals,
+    a superscript): their gaps are not the text's word gaps."""
     a, b = texts[i - 1][-1], texts[i][0]
-    if b.isalpha():
-        if a in "/" or unicodedata.category(a) in ("Pd", "Ps"):
-            return False
-    elif not (b.isdigit() and a.isalpha()):
+    if not (b.isalnum() or b == "\u00a7" or unicodedata.category(b) in _OPENING):
+        return False
+    if a == "/" or unicodedata.category(a) in _OPENING or unicodedata.category(a) == "Pd":
         return False
     if is_ideographic(a) or is_ideographic(b):
         return False
     prev, g = line[i - 1], line[i]
-    return prev.font == g.font and abs(prev.size - g.size) <= 0.02 * g.size
+    return abs(prev.size - g.size) <= 0.02 * g.size
+
+
+#: Unicode categories of opening brackets and quotes.
+_OPENING = ("Ps", "Pi")
 
 
 def line_split(gaps: Sequence[float], params: Params) -> float | None:
