@@ -404,7 +404,8 @@ class PageText:
 
 def split_lines(glyphs: Sequence[Glyph], params: Params, why: Why | None = None) -> list[list[Glyph]]:
     """``glyphs`` in lines (``_split``), in the order the lines begin."""
-    return [[glyphs[k] for k in line] for line in _split(glyphs, params, why)]
+    return [list(glyphs[line[0]:line[-1] + 1]) if line[-1] - line[0] + 1 == len(line) else [glyphs[k] for k in line]
+            for line in _split(glyphs, params, why)]
 
 
 #: A string may continue any of this many lines before the current one.
@@ -424,7 +425,7 @@ def _split(glyphs: Sequence[Glyph], params: Params, why: Why | None = None) -> l
     to its own start; a superscript or subscript moves on from its base.
 
     And a string that breaks from its line may continue one of the few lines before
-    it (``_continues``): producers that draw word by word down a table's column or
+    it (``_continued``): producers that draw word by word down a table's column or
     across two sizes (``Big``, ``Small``, ``Text``, ``Text``) would otherwise give each
     word a line. Lines are lists of indices into ``glyphs``, in the order they begin."""
     lines: list[list[int]] = []
@@ -438,9 +439,9 @@ def _split(glyphs: Sequence[Glyph], params: Params, why: Why | None = None) -> l
             ux, uy = prev.direction
             across = (g.oy - prev.oy) * ux - (g.ox - prev.ox) * uy - (g.rise - prev.rise)
             height = g.height if g.height > prev.height else prev.height
-            start = glyphs[line[0]]
-            returned = abs(across) > back * height and (g.ox - start.ox) * ux + (g.oy - start.oy) * uy <= 0.1 * height
-            broke = abs(across) > factor * height or g.vertical != prev.vertical or returned or (
+            moved = abs(across)
+            returned = moved > back * height and _at_start(glyphs[line[0]], g, ux, uy, height)
+            broke = moved > factor * height or g.vertical != prev.vertical or returned or (
                 g.height != prev.height and not _boxes_overlap_across(prev, g, ux, uy))
             continued = None
             if broke:
@@ -461,6 +462,11 @@ def _split(glyphs: Sequence[Glyph], params: Params, why: Why | None = None) -> l
         line.append(k)
         prev = g
     return lines
+
+
+def _at_start(start: Glyph, g: Glyph, ux: float, uy: float, height: float) -> bool:
+    """Whether ``g`` begins where the line of ``start`` began, or before."""
+    return (g.ox - start.ox) * ux + (g.oy - start.oy) * uy <= 0.1 * height
 
 
 def _continued(glyphs: Sequence[Glyph], lines: list[list[int]], current: list[int], g: Glyph) -> list[int] | None:
@@ -576,16 +582,18 @@ def word_spaces(line: Sequence[Glyph], texts: Sequence[str], params: Params, why
     word gaps, is split between them (``line_split``), even under the threshold:
     tightly justified text sets its word gaps at 0.09-0.13 of the box height.
     """
-    gaps, candidates, has_space = _gaps(line, texts, why)
+    gaps, candidates, has_space, near = _gaps(line, texts, why, params.split_letter_max, params.word_gap)
     word_gap = params.word_gap
     tracking = 0.0
     split: float | None = None
     spaced: frozenset[int] = frozenset()
+    typical = 0.0
     if has_space and len(candidates) >= 4:
         typical = sorted(candidates)[len(candidates) // 2]
         if typical > word_gap:
             tracking = typical
-    if not tracking:
+    # only a gap under R11's threshold can change: most lines have none near it
+    if not tracking and (near or typical < params.split_letter_max - params.split_word_min):
         between = [(i, gap) for i, gap in enumerate(gaps) if gap is not None and _between_words(line, texts, i)]
         split = line_split([gap for _, gap in between], params)
         spaced = frozenset(i for i, _ in between)
@@ -672,14 +680,16 @@ def line_split(gaps: Sequence[float], params: Params) -> float | None:
     return (max(letters) + words[0]) / 2
 
 
-def _gaps(line: Sequence[Glyph], texts: Sequence[str], why: Why | None) -> tuple[list[float | None], list[float], bool]:
+def _gaps(line: Sequence[Glyph], texts: Sequence[str], why: Why | None, low: float,
+          word_gap: float) -> tuple[list[float | None], list[float], bool, bool]:
     """R11's measure: before each glyph, the gap along the line in box heights (None
     where none is measured: next to white space, between ideographs); the gaps
-    measured, in order; whether the line has a white-space glyph."""
+    measured, in order; whether the line has a white-space glyph; whether a gap
+    lies over ``low`` and within ``word_gap`` (one the line's own split may decide)."""
     n = len(line)
     gaps: list[float | None] = [None] * n
     candidates: list[float] = []
-    has_space = False
+    has_space = near = False
     for i in range(1, n):
         a, b = texts[i - 1][-1], texts[i][0]
         if a.isspace() or b.isspace():
@@ -700,14 +710,15 @@ def _gaps(line: Sequence[Glyph], texts: Sequence[str], why: Why | None) -> tuple
         else:
             from_pen_end = (x - prev.ex) * ux + (y - prev.ey) * uy
         height = g.height
-        # Tc wider than a box height is no letter tracking: a table's cells set apart
-        # by Tc, taken back by TJ inside each number (NICS: Tc of 4 em)
-        tracked = from_pen_end < from_glyph_end and from_glyph_end - from_pen_end <= height
-        gap = from_pen_end if tracked else from_glyph_end
+        gap = from_pen_end if from_pen_end < from_glyph_end else from_glyph_end
+        if gap < from_glyph_end - height:  # Tc wider than a box height is no tracking:
+            gap = from_glyph_end  # cells set apart by Tc, taken back by TJ inside each number (NICS)
         ratio = gap / height if height > 0 else 0.0
         gaps[i] = ratio
         candidates.append(ratio)
-    return gaps, candidates, has_space
+        if low < ratio <= word_gap:
+            near = True
+    return gaps, candidates, has_space, near
 
 
 def _tracking(line: Sequence[Glyph], k: int, ux: float, uy: float) -> float:
