@@ -53,7 +53,7 @@ from types import ModuleType
 from typing import Any
 
 from bench.ocr import load_scorer
-from bench.peer_agreement import (DEFAULT_SCORER, OURS, PEERS, Extraction, Hint, diff_hint, find_systems,
+from bench.peer_agreement import (DEFAULT_SCORER, OURS, PEERS, Extraction, Hint, diff_hint, dump_texts, find_systems,
                                   Systems, select_files, shown, token_list, versions)
 
 DEFAULT_MARGIN = 0.02
@@ -342,10 +342,7 @@ def measure(cases: Sequence[Case], systems: Systems, scorer: ModuleType, margin:
         result = judge(case, runs, scorer, margin, all_wrong)
         results.append(result)
         if dump is not None:
-            for system, run in runs.items():
-                if run.text is not None:
-                    (dump / system).mkdir(parents=True, exist_ok=True)
-                    (dump / system / f"{case.pdf.name}.txt").write_text(run.text, encoding="utf-8")
+            dump_texts(dump, case.pdf.name, runs)
         took = sum(r.seconds for r in runs.values())
         print(f"[{n}/{len(cases)}] {case.pdf.name}: {result.verdict} ({took:.1f} s)", file=sys.stderr, flush=True)
     return results

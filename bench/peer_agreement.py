@@ -741,13 +741,19 @@ def measure(files: Sequence[Path], systems: Systems, scorer: ModuleType, margin:
         result = judge(path.name, runs, scorer, margin, password is not None)
         results.append(result)
         if dump is not None:
-            for system, run in runs.items():
-                if run.text is not None:
-                    (dump / system).mkdir(parents=True, exist_ok=True)
-                    (dump / system / f"{path.name}.txt").write_text(run.text, encoding="utf-8")
+            dump_texts(dump, path.name, runs)
         took = sum(r.seconds for r in runs.values())
         print(f"[{n}/{len(files)}] {path.name}: {result.verdict} ({took:.1f} s)", file=sys.stderr, flush=True)
     return results
+
+
+def dump_texts(dump: Path, name: str, runs: Mapping[str, Extraction]) -> None:
+    """Each system's text of file ``name`` as DUMP/SYSTEM/NAME.txt, to read the
+    disagreements behind the numbers."""
+    for system, run in runs.items():
+        if run.text is not None:
+            (dump / system).mkdir(parents=True, exist_ok=True)
+            (dump / system / f"{name}.txt").write_text(run.text, encoding="utf-8")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
