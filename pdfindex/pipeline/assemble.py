@@ -578,9 +578,11 @@ def word_spaces(line: Sequence[Glyph], texts: Sequence[str], params: Params, why
     letters of its words too (CSS letter-spacing drawn glyph by glyph), the typical
     letter gap is tracking, and only gaps wider than tracking plus the threshold are
     word spaces; and a jump far back along the line starts another fragment. And a
-    line without space glyphs whose gaps fall in two clear groups, letter gaps and
+    line whose gaps between words' letters fall in two clear groups, letter gaps and
     word gaps, is split between them (``line_split``), even under the threshold:
-    tightly justified text sets its word gaps at 0.09-0.13 of the box height.
+    tightly justified text sets its word gaps at 0.09-0.13 of the box height, with
+    space glyphs or by placement alone. Failing that, on a line with space glyphs, a
+    sentence's end set apart by placement alone is a space (``_sentence_end``).
     """
     gaps, candidates, has_space, near = _gaps(line, texts, why, params.split_letter_max, params.word_gap)
     word_gap = params.word_gap
@@ -748,7 +750,8 @@ def _why_gap(why: Why, i: int, gap: float, threshold: float, tracking: float, ba
 
 def _why_split(why: Why, i: int, gap: float, split: float) -> None:
     why(i, gap, split, True, f"gap {gap:.2f} heights, under R11's threshold but over the line's own split "
-                             f"{split:.2f} between its letter and word gaps: a word space (R11, beyond)")
+                             f"{split:.2f} (its letter gaps apart from its word gaps, or a sentence's end): "
+                             "a word space (R11, beyond)")
 
 
 def _is_rtl(ch: str) -> bool:
