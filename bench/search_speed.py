@@ -1,4 +1,4 @@
-"""Page-index speed: pdfindex (Whoosh) against SQLite FTS5 over the same pages, one run.
+"""Page-index speed: pdfindex (Whoosh) against SQLite FTS5 and raw Tantivy over the same pages, one run.
 
 What is measured, and why
 -------------------------
@@ -7,7 +7,8 @@ the single writer, a rare term answered with p95 <= 20 ms, and a common term's t
 with highlights with p95 <= 150 ms.  This script checks them on a corpus big enough
 for posting lists to matter (50,000 pages by default) and puts SQLite FTS5 beside
 pdfindex on the same pages in the same run, so the numbers can be judged against an
-engine written in C rather than in the abstract.
+engine written in C rather than in the abstract, and raw Tantivy (tantivy-py, the
+fastest peer: Rust, what paperless-ngx moved to from Whoosh) beside both (issue 24).
 
 * **Corpus.**  Generated, never downloaded, from a fixed seed: documents of 1-40
   pages, ~300 words a page (240-360) in sentences and lines.  Words follow a Zipf law
@@ -31,7 +32,20 @@ engine written in C rather than in the abstract.
   conflates "one" with "on", so a few common-term match counts differ), WAL journal
   with ``synchronous=NORMAL`` (Whoosh never calls fsync, so FTS5's default of an
   fsync per commit would be an unfair handicap); size = database file after a WAL
-  checkpoint.  Both store the page text.
+  checkpoint.  Both store the page text.  Tantivy: ``tantivy.Index`` on disk, one
+  ``IndexWriter`` (its default 128 MB heap and indexing threads, one per core), a
+  commit per batch of the same size, then ``wait_merging_threads`` (its own merges
+  end inside the timed part), and the pages visible to a new searcher; size = the
+  index folder.  Its schema: the page text, title and file name as TEXT fields with
+  positions, stored, tokenizer ``en_stem`` (Tantivy's default tokenizer, a split on
+  non-alphanumerics and lower-casing, plus Snowball's English stemmer: the nearest
+  of its own analyzers to ours); ``doc_hash`` and ``path`` stored as raw strings,
+  ``page`` a stored integer.  CJK text gets a field of its own (below).  Tantivy's
+  analysis is not ours (no accent folding, no CJK bigrams of its own, no word
+  pairs; its stemmer is not Whoosh's), so it is a speed baseline, not an equal:
+  the match counts in the table show where they part.  Pages per CPU-second counts
+  every thread of this process (Tantivy indexes on threads of its own) and, for
+  pdfindex, its shard writers.
 * **Queries.**  Five classes, each with ``--reps`` different queries of the class
   (one more query of the class runs first as an untimed warm-up), each with
   highlights off and on, top 10:
@@ -52,7 +66,14 @@ engine written in C rather than in the abstract.
   ``snippet()`` of the text column when highlights are on.  pdfindex also counts all
   matches (``SearchResult.total``); the FTS5 statement does not (a product would need
   a second ``count(*)`` query), so FTS5 latencies are, if anything, flattering.
-  Match counts shown in the table are collected outside the timed calls.
+  Match counts shown in the table are collected outside the timed calls.  Tantivy:
+  around ``TantivyIndex.answer`` — what bench/serve_load.py's Tantivy server does
+  per request: a searcher from the index, the query parsed by Tantivy's own parser
+  over text, title (boost 1.5, as ours) and file name with AND between words
+  (``conjunction_by_default``), ``searcher.search(query, 10, count=True)`` (all
+  matches counted, as pdfindex does), each hit's stored document loaded and, with
+  highlights on, a ``SnippetGenerator`` of 160 characters (as pdfindex's snippets)
+  made per query and its HTML snippet per hit.  Its counts come from the timed calls.
 * **CJK in FTS5.**  ``unicode61`` does not segment Han text: a run of characters
   between punctuation is one token, so a word query finds almost nothing.  The CJK
   queries therefore run on a second FTS5 table with the ``trigram`` tokenizer
@@ -62,19 +83,30 @@ engine written in C rather than in the abstract.
   in FTS5's totals.  pdfindex indexes overlapping Han bigrams, so a 4-6 character
   query is a phrase of bigrams; both then mean "this exact string, not across
   punctuation", and the match counts in the table show whether they agree.  What
-  ``unicode61`` alone would find is printed below the table.
+  ``unicode61`` alone would find is printed below the table.  Tantivy's tokenizers
+  keep a run of Han characters as one token too, so its pages with CJK text get a
+  ``cjk`` field: the overlapping bigrams of each run of CJK characters, made in
+  Python (timed with its indexing), split on whitespace, runs kept apart by a
+  filler token so that no phrase spans punctuation; a query with CJK characters is
+  the phrase of its bigrams on that field (as pdfindex's), and its snippets show
+  bigrams.
 
 Latencies are p50 and p95 (nearest rank) in milliseconds.  Everything runs in this
 process on warm OS caches (the index was just written); a cold cache would add disk
-reads to both engines.  Indexing also reports the CPU time (with the shard writers'), and the load
+reads to every engine.  Indexing also reports the CPU time (with the shard writers'), and the load
 average is printed at the start and the end: on a shared machine other processes
 only ever add wall-clock time, and the CPU time shows how much.
+
+The column "× pdfindex / Tantivy" is pdfindex's cost over Tantivy's: its time (p50 and
+p95), its CPU and wall time per page indexed, its bytes; above 1, pdfindex is slower
+or larger.  Without the ``tantivy`` package (the ``dev`` extra) or with
+``--no-tantivy``, its columns are n/a.
 
 Usage, from the project root, through the installed package (or as ``python -m
 bench.search_speed``)::
 
     .venv/bin/python bench/search_speed.py [--pages 50000] [--shards K] [--batch N] [--reps 40] [--no-fts5]
-        [--keep DIR]
+        [--no-tantivy] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -97,10 +129,16 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 from pathlib import Path
+from typing import Any
 
 from pdfindex import config
 from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status
 from pdfindex.indexer.analysis import stemmer
+
+try:  # the dev extra's; without it the Tantivy columns are n/a
+    import tantivy
+except ImportError:  # pragma: no cover - the dev extra installs it
+    tantivy = None
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -652,6 +690,122 @@ class Fts5Index:
             f"SELECT doc_hash, page FROM {table} WHERE {table} MATCH ?", (query.fts5,))}
 
 
+TANTIVY_SNIPPET_CHARS = 160  # as pdfindex's snippets (indexer/search.py)
+#: The fields a query searches, with pdfindex's boosts (indexer/query_build.py's DEFAULT_FIELDS).
+TANTIVY_FIELDS = {"text": 1.0, "title": 1.5, "filename": 1.0}
+_CJK_RUN = re.compile(_CJK_CHARS.pattern + "+")
+_CJK_GAP = "|"  # a token between runs of CJK characters: no phrase of bigrams spans two runs
+
+
+def tantivy_support() -> str | None:
+    """Why raw Tantivy cannot run here, or None when it can."""
+    if tantivy is None:
+        return "raw Tantivy left out: the tantivy package is not installed (pip install -e '.[dev]')"
+    return None
+
+
+def cjk_bigrams(text: str) -> str:
+    """The overlapping bigrams of each run of CJK characters (a lone character as
+    itself), space-separated, runs apart by a filler token: Tantivy's tokenizers keep
+    a Han run whole, and bigrams are what pdfindex indexes."""
+    runs = [run if len(run) == 1 else " ".join(run[i:i + 2] for i in range(len(run) - 1))
+            for run in _CJK_RUN.findall(text)]
+    return f" {_CJK_GAP} ".join(runs)
+
+
+class TantivyIndex:
+    """The same pages in raw Tantivy, the way a small application would use tantivy-py:
+    its own query parser and snippets, no analysis of ours (see the module's docstring)."""
+
+    def __init__(self, path: Path, create: bool = True) -> None:
+        if tantivy is None:
+            raise RuntimeError(tantivy_support())
+        self.path = path
+        if create:
+            path.mkdir(parents=True, exist_ok=False)
+            builder = tantivy.SchemaBuilder()
+            builder.add_text_field("doc_hash", stored=True, tokenizer_name="raw", index_option="basic")
+            builder.add_integer_field("page", stored=True)
+            builder.add_text_field("path", stored=True, tokenizer_name="raw", index_option="basic")
+            for name in TANTIVY_FIELDS:
+                builder.add_text_field(name, stored=True, tokenizer_name="en_stem")
+            builder.add_text_field("cjk", stored=True, tokenizer_name="whitespace")
+            self.index = tantivy.Index(builder.build(), str(path))
+        else:
+            self.index = tantivy.Index.open(str(path))
+        self.schema = self.index.schema
+
+    @classmethod
+    def open(cls, path: Path) -> TantivyIndex:
+        return cls(path, create=False)
+
+    def build(self, corpus: Corpus, batch_pages: int) -> IndexReport:
+        started, cpu = time.perf_counter(), _cpu_seconds()
+        writer = self.index.writer()
+        pages = pending = 0
+        for doc in corpus.documents:
+            rec = doc.record
+            for page in doc.pages:
+                fields: dict[str, object] = {"doc_hash": rec.doc_hash, "page": page.number, "path": rec.path,
+                                             "text": page.text, "title": rec.title or "", "filename": rec.filename}
+                if _CJK_CHARS.search(page.text):
+                    fields["cjk"] = cjk_bigrams(page.text)
+                writer.add_document(tantivy.Document(**fields))
+            pages += len(doc.pages)
+            pending += len(doc.pages)
+            if pending >= batch_pages:  # as PageWriter: commit after the document that fills the batch
+                writer.commit()
+                pending = 0
+        writer.commit()
+        writer.wait_merging_threads()
+        self.index.reload()
+        seconds, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
+        held = self.index.searcher().num_docs
+        if held != pages:
+            raise RuntimeError(f"Tantivy holds {held} pages of {pages}")
+        size = sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
+        return IndexReport(seconds, cpu, pages, size)
+
+    def parse(self, text: str) -> tuple[Any, str]:
+        """The Tantivy query for a query of the bench (pdfindex's syntax: words, all
+        required, or a quoted phrase; CJK as the phrase of its bigrams) and the field
+        its snippets come from."""
+        if _CJK_CHARS.search(text):
+            return self.index.parse_query(f'"{cjk_bigrams(text.strip(chr(34)))}"', ["cjk"]), "cjk"
+        return self.index.parse_query(text, list(TANTIVY_FIELDS), field_boosts=TANTIVY_FIELDS,
+                                      conjunction_by_default=True), "text"
+
+    def answer(self, text: str, limit: int = LIMIT, highlight: bool = True) -> tuple[int, list[dict[str, Any]]]:
+        """All matches counted and the top ``limit`` with their stored identity and,
+        with ``highlight``, an HTML snippet each: one request of a search API."""
+        searcher = self.index.searcher()
+        query, snippet_field = self.parse(text)
+        result = searcher.search(query, limit, count=True)
+        snippets = None
+        if highlight and result.hits:
+            snippets = tantivy.SnippetGenerator.create(searcher, query, self.schema, snippet_field)
+            snippets.set_max_num_chars(TANTIVY_SNIPPET_CHARS)
+        hits: list[dict[str, Any]] = []
+        for score, address in result.hits:
+            doc = searcher.doc(address)
+            hit = {"doc_hash": doc.get_first("doc_hash"), "page": doc.get_first("page"), "path": doc.get_first("path"),
+                   "title": doc.get_first("title"), "score": score}
+            if snippets is not None:
+                hit["snippet"] = snippets.snippet_from_doc(doc).to_html()
+            hits.append(hit)
+        return int(result.count or 0), hits
+
+    def search(self, text: str, highlight: bool) -> tuple[float, int]:
+        """Seconds taken by one top-10 query and its total matches."""
+        started = time.perf_counter()
+        total, _ = self.answer(text, LIMIT, highlight)
+        return time.perf_counter() - started, total
+
+    def pages(self, text: str, limit: int = 10_000) -> set[PageKey]:
+        _, hits = self.answer(text, limit, highlight=False)
+        return {(h["doc_hash"], int(h["page"])) for h in hits}
+
+
 # ------------------------------------------------------------------ measuring
 
 @dataclass(slots=True)
@@ -706,6 +860,20 @@ def measure_fts5(fts: Fts5Index, classes: Sequence[QueryClass]) -> Measurements:
     return out
 
 
+def measure_tantivy(tv: TantivyIndex, classes: Sequence[QueryClass]) -> Measurements:
+    out: Measurements = {}
+    for qc in classes:
+        for highlight in (False, True):
+            tv.search(qc.queries[0].whoosh, highlight)  # warm-up
+            lat = Latency()
+            for q in qc.queries[1:]:
+                seconds, total = tv.search(q.whoosh, highlight)
+                lat.samples_ms.append(seconds * 1000)
+                lat.matches.append(total)
+            out[qc.key, highlight] = lat
+    return out
+
+
 # ------------------------------------------------------------------ report
 
 @dataclass(frozen=True, slots=True)
@@ -715,6 +883,22 @@ class Row:
     fts5: str
     target: str = ""
     verdict: str = ""
+    tantivy: str = "n/a"
+    ratio: str = ""  # pdfindex's cost over Tantivy's
+
+
+def _times(ours: float, theirs: float) -> str:
+    """pdfindex's cost over Tantivy's, as the ratio column shows it."""
+    if theirs <= 0 or not math.isfinite(ours / theirs):
+        return "-"
+    ratio = ours / theirs
+    return f"{ratio:,.0f}" if ratio >= 10 else f"{ratio:.1f}"
+
+
+def _lat_ratio(ours_m: Measurements, tv_m: Measurements | None, key: tuple[str, bool]) -> str:
+    if tv_m is None:
+        return ""
+    return f"{_times(ours_m[key].p50, tv_m[key].p50)} / {_times(ours_m[key].p95, tv_m[key].p95)}"
 
 
 def _verdict(met: bool) -> str:
@@ -728,16 +912,29 @@ def _lat(m: Measurements | None, key: tuple[str, bool]) -> str:
     return f"{lat.p50:.1f} / {lat.p95:.1f}"
 
 
+def _per_cpu_second(report: IndexReport) -> str:
+    return f"{report.pages / report.cpu_seconds:.0f}" if report.cpu_seconds > 0 else "-"
+
+
 def build_rows(corpus: Corpus, ours: IndexReport, ours_m: Measurements, fts: IndexReport | None,
-               fts_m: Measurements | None, classes: Sequence[QueryClass]) -> list[Row]:
+               fts_m: Measurements | None, classes: Sequence[QueryClass], tv: IndexReport | None = None,
+               tv_m: Measurements | None = None) -> list[Row]:
     rows = [
         Row("indexing, pages/s", f"{ours.pages_per_second:.0f}",
             f"{fts.pages_per_second:.0f}" if fts else "n/a", f">= {TARGET_PAGES_PER_SECOND:.0f}",
-            _verdict(ours.pages_per_second >= TARGET_PAGES_PER_SECOND)),
+            _verdict(ours.pages_per_second >= TARGET_PAGES_PER_SECOND),
+            f"{tv.pages_per_second:.0f}" if tv else "n/a",
+            _times(ours.seconds / ours.pages, tv.seconds / tv.pages) if tv else ""),
+        Row("indexing, pages per CPU-second", _per_cpu_second(ours), _per_cpu_second(fts) if fts else "n/a",
+            tantivy=_per_cpu_second(tv) if tv else "n/a",
+            ratio=_times(ours.cpu_seconds / ours.pages, tv.cpu_seconds / tv.pages) if tv else ""),
         Row("indexing time, s (wall / CPU)", f"{ours.seconds:.1f} / {ours.cpu_seconds:.1f}",
-            f"{fts.seconds:.1f} / {fts.cpu_seconds:.1f}" if fts else "n/a"),
+            f"{fts.seconds:.1f} / {fts.cpu_seconds:.1f}" if fts else "n/a",
+            tantivy=f"{tv.seconds:.1f} / {tv.cpu_seconds:.1f}" if tv else "n/a"),
         Row("longest writer stall (one add), s", f"{ours.longest_stall:.1f}", "n/a"),
-        Row("index size on disk, MB", f"{ours.size_bytes / 1e6:.1f}", f"{fts.size_bytes / 1e6:.1f}" if fts else "n/a"),
+        Row("index size on disk, MB", f"{ours.size_bytes / 1e6:.1f}", f"{fts.size_bytes / 1e6:.1f}" if fts else "n/a",
+            tantivy=f"{tv.size_bytes / 1e6:.1f}" if tv else "n/a",
+            ratio=_times(ours.size_bytes, tv.size_bytes) if tv else ""),
     ]
     for qc in classes:
         off, on = (qc.key, False), (qc.key, True)
@@ -754,18 +951,21 @@ def build_rows(corpus: Corpus, ours: IndexReport, ours_m: Measurements, fts: Ind
             target_on = f"p95 <= {target:.0f}"
             verdict_on = _verdict(ours_m[on].p95 <= target)
         rows.append(Row(f"{qc.label}: pages matched, median", f"{statistics.median(ours_m[off].matches):g}",
-                        f"{statistics.median(fts_m[off].matches):g}" if fts_m else "n/a"))
+                        f"{statistics.median(fts_m[off].matches):g}" if fts_m else "n/a",
+                        tantivy=f"{statistics.median(tv_m[off].matches):g}" if tv_m else "n/a"))
         rows.append(Row(f"{qc.label}, highlights off: p50 / p95 ms", _lat(ours_m, off), _lat(fts_m, off),
-                        target_off, verdict_off))
+                        target_off, verdict_off, _lat(tv_m, off), _lat_ratio(ours_m, tv_m, off)))
         rows.append(Row(f"{qc.label}, highlights on: p50 / p95 ms", _lat(ours_m, on), _lat(fts_m, on),
-                        target_on, verdict_on))
+                        target_on, verdict_on, _lat(tv_m, on), _lat_ratio(ours_m, tv_m, on)))
     return rows
 
 
 def format_table(rows: Sequence[Row]) -> str:
-    header = ("metric", "pdfindex (Whoosh)", "SQLite FTS5", "target", "pdfindex")
+    header = ("metric", "pdfindex (Whoosh)", "SQLite FTS5", "raw Tantivy", "× pdfindex / Tantivy", "target",
+              "pdfindex")
     lines = [f"| {' | '.join(header)} |", f"|{'|'.join('---' for _ in header)}|"]
-    lines += [f"| {r.metric} | {r.ours} | {r.fts5} | {r.target} | {r.verdict} |" for r in rows]
+    lines += [f"| {r.metric} | {r.ours} | {r.fts5} | {r.tantivy} | {r.ratio} | {r.target} | {r.verdict} |"
+              for r in rows]
     return "\n".join(lines)
 
 
@@ -778,13 +978,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--batch", type=int, default=settings.batch_pages,
                         help=f"pages per commit (default PDFINDEX_BATCH_PAGES or {settings.batch_pages})")
     parser.add_argument("--shards", type=int, default=1, help="shards of the pdfindex index (default 1)")
-    parser.add_argument("--no-fts5", action="store_true", help="measure pdfindex alone")
+    parser.add_argument("--no-fts5", action="store_true", help="leave SQLite FTS5 out")
+    parser.add_argument("--no-tantivy", action="store_true", help="leave raw Tantivy out")
     parser.add_argument("--reps", type=int, default=DEFAULT_REPS,
                         help=f"timed queries per class and highlight mode (default {DEFAULT_REPS})")
     parser.add_argument("--seed", type=int, default=SEED, help=f"corpus seed (default {SEED})")
     parser.add_argument("--language", default=settings.language, help="pdfindex analysis language (default: settings)")
     parser.add_argument("--keep", type=Path, metavar="DIR",
-                        help="build the indexes in DIR (new or empty) and keep them: DIR/pdfindex, DIR/fts5.sqlite3")
+                        help="build the indexes in DIR (new or empty) and keep them: DIR/pdfindex, DIR/fts5.sqlite3, "
+                             "DIR/tantivy")
     args = parser.parse_args(argv)
     if args.pages < 1 or args.batch < 1 or args.reps < 1 or not 1 <= args.shards <= config.MAX_SHARDS:
         parser.error(f"--pages, --batch and --reps must be at least 1, --shards from 1 to {config.MAX_SHARDS}")
@@ -860,9 +1062,25 @@ def run(args: argparse.Namespace, workdir: Path) -> int:
         finally:
             fts.close()
 
+    tv_note = "raw Tantivy left out (--no-tantivy)" if args.no_tantivy else tantivy_support()
+    tv_report: IndexReport | None = None
+    tv_m: Measurements | None = None
+    if tv_note is None:
+        say(f"\nraw Tantivy: tantivy-py ({tantivy.__version__})")
+        say(f"indexing with Tantivy: a commit per {args.batch} pages, then its merges ...")
+        tv = TantivyIndex(workdir / "tantivy")
+        tv_report = tv.build(corpus, args.batch)
+        say(f"  {tv_report.pages} pages in {tv_report.seconds:.1f} s = {tv_report.pages_per_second:.0f} pages/s, "
+            f"{tv_report.size_bytes / 1e6:.1f} MB, {tv.index.searcher().num_segments} segment(s)")
+        say("querying Tantivy ...")
+        tv_m = measure_tantivy(tv, classes)
+        del tv
+    else:
+        say(f"\n{tv_note}")
+
     say(f"\n{args.reps} different queries per class and mode after one warm-up query; top {LIMIT}; "
         f"{corpus.pages} pages\n")
-    rows = build_rows(corpus, ours, ours_m, fts_report, fts_m, classes)
+    rows = build_rows(corpus, ours, ours_m, fts_report, fts_m, classes, tv_report, tv_m)
     say(format_table(rows))
     say("")
     partial = sum(lat.partial for lat in ours_m.values())
@@ -879,6 +1097,12 @@ def run(args: argparse.Namespace, workdir: Path) -> int:
         say("FTS5 latency excludes counting all matches (pdfindex's SearchResult.total includes it).")
     else:
         say(f"{support.note}: its column is n/a.")
+    if tv_note is None:
+        say("Tantivy ran its own analysis (en_stem; CJK as bigrams made here): a speed baseline, not an equal; "
+            "its latency includes counting all matches, as pdfindex's does. × = pdfindex's time (p50 / p95), "
+            "time or CPU per page, or bytes over Tantivy's.")
+    else:
+        say(f"{tv_note}: its columns are n/a.")
     say(f"load average at the end: {load_average()} (other processes on the machine add to wall-clock times)")
     if args.keep is not None:
         say(f"indexes kept in {args.keep}")
