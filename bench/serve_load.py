@@ -1,6 +1,7 @@
 """``pdfindex serve`` under load: requests/second and latency with 1, 4 and 16
-concurrent clients over the 50,000-page index of bench/search_speed.py, and the
-time to render a marked page image.
+concurrent clients over the 50,000-page index of bench/search_speed.py, beside a
+minimal server over raw Tantivy answering the same requests, and the time to
+render a marked page image.
 
 What is measured, and why
 -------------------------
@@ -22,6 +23,22 @@ Targets: 16 concurrent clients with zero failed requests, a rare term's p95 <= 5
   ``PDFINDEX_*`` settings, so defaults apply: no token, the default search time
   limit). The clock starts once ``/healthz`` answers; the group is stopped at the
   end, on errors, on Ctrl-C and on SIGTERM (SIGTERM, then SIGKILL after a grace).
+* **The peer: raw Tantivy** (issue 24: "a 60-line FastAPI server over Tantivy").
+  The same corpus indexed by search_speed's ``TantivyIndex`` into a temp folder
+  (its own analysis: en_stem, CJK bigrams made in Python; see search_speed's
+  docstring) and served by ``tantivy_app`` below: FastAPI on uvicorn, one process,
+  as ``pdfindex serve`` runs (log level warning, no access log), ``GET /healthz``
+  and ``GET /api/search?q=...&limit=10`` answering ``TantivyIndex.answer``: a
+  searcher, Tantivy's query parser (words ANDed), every match counted, the top 10's
+  stored fields and an HTML snippet each, as JSON of the same shape (``total``,
+  ``took``, ``partial``, ``hits``).  Its endpoint is a plain ``def``, so FastAPI runs
+  it on its thread pool, and tantivy-py lets go of the GIL while it searches, loads
+  a document or makes a snippet: the two cores serve it at once.  Nothing else:
+  no limits, no lanes, no trust checks; a baseline, not a product.  Both servers
+  run at once; each level is measured on pdfindex, then on Tantivy with the same
+  clients and the same seeded mix (paired, so that the machine's other load falls
+  on both alike), and the same checks apply (a rare term must report exactly its
+  planted pages).  ``--no-tantivy`` leaves it out.
 * **Queries.**  search_speed's query classes (``choose_queries``): rare term (a
   planted term on 1-5 pages), common term (a word on at least half the English
   pages), phrase of two adjacent common words taken from a page; 100 different
@@ -75,7 +92,7 @@ Usage, from the project root (``-m``: the bench imports the other benches and th
 helpers beside the installed package)::
 
     .venv/bin/python -m bench.serve_load [--index DIR | --pages 50000] [--clients 1,4,16] [--seconds 10]
-        [--mix rare=70,common=20,phrase=10] [--images 40] [--json FILE]
+        [--mix rare=70,common=20,phrase=10] [--images 40] [--no-tantivy] [--json FILE]
     .venv/bin/python -m bench.serve_load --pages 2000 --seconds 2  # quick
 """
 from __future__ import annotations
@@ -102,6 +119,8 @@ from types import FrameType
 from typing import Any
 
 import httpx
+from fastapi import FastAPI, HTTPException
+from fastapi import Query as Param
 
 from bench import ingest_throughput  # machine_busy, group_cpu, child_env, ingest_command
 from bench import search_speed  # generate_corpus, choose_queries, build_pdfindex, Latency
@@ -225,6 +244,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help=f"query mix, CLASS=WEIGHT,... (default {DEFAULT_MIX})")
     p.add_argument("--images", type=_images, default=DEFAULT_IMAGES,
                    help=f"different marked page images to time, 0-{MAX_IMAGES} (default {DEFAULT_IMAGES})")
+    p.add_argument("--no-tantivy", action="store_true", help="leave the raw Tantivy server out")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON to FILE")
     args = p.parse_args(argv)
     if args.pages is not None and args.pages < 1:
@@ -365,7 +385,7 @@ def stop_server(proc: subprocess.Popen[bytes], grace: float = SERVER_STOP_GRACE)
     ingest_throughput.end_group(proc, grace, f"serve_load: the server (process group {proc.pid})")
 
 
-def _healthy(proc: subprocess.Popen[bytes], port: int, log: Path, timeout: float) -> bool:
+def _healthy(proc: subprocess.Popen[bytes], port: int, log: Path, timeout: float, name: str = "pdfindex serve") -> bool:
     """Wait for /healthz; False when the server exited because the port was taken
     meanwhile (try another), BenchError for any other end."""
     deadline = time.monotonic() + timeout
@@ -375,40 +395,88 @@ def _healthy(proc: subprocess.Popen[bytes], port: int, log: Path, timeout: float
                 tail = _tail(log)
                 if "address already in use" in tail.lower():
                     return False
-                raise BenchError(f"pdfindex serve exited with status {proc.returncode} before answering: {tail}")
+                raise BenchError(f"{name} exited with status {proc.returncode} before answering: {tail}")
             try:
                 if client.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
                     return True
             except httpx.TransportError:
                 pass
             time.sleep(0.1)
-    raise BenchError(f"pdfindex serve did not answer /healthz within {timeout:g} s: {_tail(log)}")
+    raise BenchError(f"{name} did not answer /healthz within {timeout:g} s: {_tail(log)}")
 
 
 @contextlib.contextmanager
-def serve(index_dir: Path, log: Path, timeout: float = SERVER_START_TIMEOUT) -> Iterator[Server]:
-    """The real ``pdfindex serve`` on a free loopback port until the block ends,
-    whatever ends it."""
+def serve(index_dir: Path, log: Path, timeout: float = SERVER_START_TIMEOUT,
+          engine: str = "pdfindex") -> Iterator[Server]:
+    """The real ``pdfindex serve`` (or, with ``engine="tantivy"``, the raw Tantivy
+    server over a TantivyIndex folder) on a free loopback port until the block
+    ends, whatever ends it."""
     proc: subprocess.Popen[bytes] | None = None
+    name = "pdfindex serve" if engine == "pdfindex" else "the raw Tantivy server"
+    env = ingest_throughput.child_env(None)
+    if engine == "tantivy":
+        env[TANTIVY_INDEX_ENV] = str(index_dir)
     try:
         for _ in range(PORT_TRIES):
             port = free_port()
-            cmd = [sys.executable, "-m", "pdfindex", "serve", "--index", str(index_dir), "--port", str(port)]
+            if engine == "pdfindex":
+                cmd = [sys.executable, "-m", "pdfindex", "serve", "--index", str(index_dir), "--port", str(port)]
+            else:
+                cmd = [sys.executable, "-m", "uvicorn", "bench.serve_load:tantivy_app", "--factory", "--host",
+                       "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log",
+                       "--no-server-header"]
             with log.open("wb") as out:
-                proc = subprocess.Popen(cmd, cwd=ROOT, env=ingest_throughput.child_env(None),
-                                        stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+                proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
             print(f"server pid {proc.pid} on port {port} ({index_dir})", file=sys.stderr, flush=True)
-            if _healthy(proc, port, log, timeout):
+            if _healthy(proc, port, log, timeout, name):
                 break
             stop_server(proc)
             proc = None
         else:
-            raise BenchError(f"pdfindex serve found no free port in {PORT_TRIES} tries: {_tail(log)}")
+            raise BenchError(f"{name} found no free port in {PORT_TRIES} tries: {_tail(log)}")
         yield Server(proc.pid, port, log)
     finally:
         if proc is not None:
             stop_server(proc)
+
+
+# ------------------------------------------------------------------ the raw Tantivy server
+
+#: The environment variable naming the TantivyIndex folder the peer server answers from.
+TANTIVY_INDEX_ENV = "SERVE_LOAD_TANTIVY_INDEX"
+
+
+def tantivy_app() -> Any:
+    """The peer server (``uvicorn bench.serve_load:tantivy_app --factory``): what a
+    small application over tantivy-py would put behind HTTP, so that pdfindex's
+    requests/s have the fastest peer's beside them on the same machine."""
+    index = search_speed.TantivyIndex.open(Path(os.environ[TANTIVY_INDEX_ENV]))
+    app = FastAPI(title="raw Tantivy (serve_load's peer)")
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/api/search")
+    def search(q: str = Param(min_length=1, max_length=1000),
+               limit: int = Param(LIMIT, ge=1, le=100)) -> dict[str, Any]:
+        started = time.perf_counter()
+        try:
+            total, hits = index.answer(q, limit, highlight=True)
+        except ValueError as exc:  # Tantivy's query parser refuses the query
+            raise HTTPException(400, f"bad query: {exc}") from None
+        return {"query": q, "total": total, "took": time.perf_counter() - started, "partial": False, "hits": hits}
+
+    return app
+
+
+def build_tantivy(workdir: Path, corpus: search_speed.Corpus, batch_pages: int) -> tuple[Path, float]:
+    """The corpus in a TantivyIndex folder of ``workdir`` and the seconds it took."""
+    root = workdir / "tantivy"
+    print(f"building a {corpus.pages}-page Tantivy index in {root} ...", file=sys.stderr, flush=True)
+    report = search_speed.TantivyIndex(root).build(corpus, batch_pages)
+    return root, report.seconds
 
 
 # ------------------------------------------------------------------ the search load
@@ -505,6 +573,19 @@ def class_stats(key: str, label: str, samples: Sequence[Sample]) -> ClassStats:
     took, _ = _percentiles([s.took_ms for s in ok if s.took_ms is not None])
     return ClassStats(key, label, len(samples), len(samples) - len(ok), sum(s.partial for s in samples), p50, p95,
                       took)
+
+
+def warm_up(server: Server, plan: Plan, name: str) -> Level:
+    """Each class's warm-up query, checked, then WARMUP_CLIENTS clients for
+    WARMUP_SECONDS, untimed."""
+    with httpx.Client(base_url=server.url, timeout=REQUEST_TIMEOUT, trust_env=False) as client:
+        for key, query in plan.warmup.items():
+            sample = search_once(client, plan, key, query)
+            if sample.error:
+                raise BenchError(f"the {name}warm-up query failed: {sample.error}")
+    warm = run_level(server, plan, WARMUP_CLIENTS, WARMUP_SECONDS, "warm-up:")
+    print(f"{name}warm-up: {warm.requests} requests, {warm.failed} failed", file=sys.stderr, flush=True)
+    return warm
 
 
 def run_level(server: Server, plan: Plan, clients: int, seconds: float, tag: str = "") -> Level:
@@ -753,6 +834,27 @@ def format_levels(levels: Sequence[Level]) -> str:
     return "\n".join(lines)
 
 
+def format_compare(ours: Sequence[Level], peer: Sequence[Level]) -> str:
+    """pdfindex's and raw Tantivy's levels side by side, class by class."""
+    header = ("clients", "queries", "pdfindex req/s", "Tantivy req/s", "×", "pdfindex p50 / p95 ms",
+              "Tantivy p50 / p95 ms", "× p95")
+    lines = [f"| {' | '.join(header)} |", f"|{'|'.join('---' for _ in header)}|"]
+
+    def rps(lv: Level, c: ClassStats) -> float:
+        return lv.requests_per_second * (c.requests / lv.requests if lv.requests else 0.0)
+
+    def times(a: float | None, b: float | None) -> str:
+        return "-" if a is None or b is None or a <= 0 or b <= 0 else f"{a / b:.1f}"
+
+    for a, b in zip(ours, peer, strict=True):
+        for ca, cb in zip((a.overall, *a.classes), (b.overall, *b.classes), strict=True):
+            ra, rb = rps(a, ca), rps(b, cb)
+            lines.append(f"| {a.clients} | {ca.label} | {ra:.1f} | {rb:.1f} | {times(rb, ra)} | "
+                         f"{_ms(ca.p50_ms)} / {_ms(ca.p95_ms)} | {_ms(cb.p50_ms)} / {_ms(cb.p95_ms)} | "
+                         f"{times(ca.p95_ms, cb.p95_ms)} |")
+    return "\n".join(lines)
+
+
 def format_images(images: ImageReport) -> list[str]:
     if images.status != "measured":
         return [f"marked page image: {images.status}"]
@@ -791,6 +893,15 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             f"corpus generated in {info.generated_seconds:.1f} s, indexed in {built:.1f} s "
             f"({info.pages / max(built, 1e-9):.0f} pages/s)")
     plan = make_plan(corpus, args.mix)
+    tv_note = "raw Tantivy left out (--no-tantivy)" if args.no_tantivy else search_speed.tantivy_support()
+    tv_root: Path | None = None
+    tv_built: float | None = None
+    if tv_note is None:
+        tv_root, tv_built = build_tantivy(workdir, corpus, config.load().batch_pages)
+        say(f"raw Tantivy server's index: tantivy-py ({search_speed.tantivy.__version__}), the same corpus indexed "
+            f"in {tv_built:.1f} s ({corpus.pages / max(tv_built, 1e-9):.0f} pages/s)")
+    else:
+        say(tv_note)
     del corpus
     say(f"query mix: {plan.describe()}; "
         + "; ".join(f"{plan.labels[k]}: {len(plan.queries[k])} different, e.g. {', '.join(plan.queries[k][:3])}"
@@ -799,17 +910,22 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         f"per client thread in this process, {args.seconds:g} s per level, loopback only", flush=True)
 
     levels: list[Level] = []
-    with serve(root, workdir / "search-server.log") as server:
-        with httpx.Client(base_url=server.url, timeout=REQUEST_TIMEOUT, trust_env=False) as client:
-            for key, query in plan.warmup.items():
-                sample = search_once(client, plan, key, query)
-                if sample.error:
-                    raise BenchError(f"the warm-up query failed: {sample.error}")
-        warm = run_level(server, plan, WARMUP_CLIENTS, WARMUP_SECONDS, "warm-up:")
-        print(f"warm-up: {warm.requests} requests, {warm.failed} failed", file=sys.stderr, flush=True)
-        for n in args.clients:
+    tv_levels: list[Level] = []
+    tv_warm: Level | None = None
+    with contextlib.ExitStack() as servers:
+        server = servers.enter_context(serve(root, workdir / "search-server.log"))
+        tv_server = None if tv_root is None else servers.enter_context(
+            serve(tv_root, workdir / "tantivy-server.log", engine="tantivy"))
+        warm = warm_up(server, plan, "")
+        if tv_server is not None:
+            tv_warm = warm_up(tv_server, plan, "raw Tantivy ")
+        for n in args.clients:  # paired: each level on pdfindex, then on Tantivy, with the same seeded clients
             print(f"measuring {n} client(s) for {args.seconds:g} s ...", file=sys.stderr, flush=True)
             levels.append(run_level(server, plan, n, args.seconds))
+            if tv_server is not None:
+                print(f"measuring {n} client(s) for {args.seconds:g} s on raw Tantivy ...", file=sys.stderr,
+                      flush=True)
+                tv_levels.append(run_level(tv_server, plan, n, args.seconds))
 
     images = ImageReport("skipped (--images 0)")
     if args.images:
@@ -832,6 +948,24 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     say(f"each level ran {RAMP_SECONDS:g} s before it was measured (all its clients start at once); in that first "
         "second, rare-term p95: " + ", ".join(f"{lv.clients}: {_ms(lv.ramp_rare_p95_ms)} ms ({lv.ramp_requests} "
                                               "requests)" for lv in levels))
+    if tv_levels:
+        say("")
+        say("raw Tantivy server (a minimal FastAPI app over tantivy-py), the same clients, mix and checks:")
+        say("")
+        say(format_levels(tv_levels))
+        say("")
+        say("CPU during each level on raw Tantivy, in cores: " + "; ".join(
+            f"{lv.clients} client(s): server {lv.server_cores:.2f}, clients (this process) {lv.client_cores:.2f}, "
+            f"other processes {lv.other_cores:.2f}" for lv in tv_levels))
+        for lv in tv_levels:
+            for error in lv.errors:
+                say(f"  failed at {lv.clients} client(s) on raw Tantivy: {error}")
+        say("")
+        say("pdfindex beside raw Tantivy (× = pdfindex's p95 over Tantivy's; Tantivy's requests/s over pdfindex's):")
+        say("")
+        say(format_compare(levels, tv_levels))
+    elif tv_note is not None:
+        say(f"{tv_note}: no peer figures.")
     say("")
     for line in format_images(images):
         say(line)
@@ -850,7 +984,12 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         "queries_per_class": {k: len(v) for k, v in plan.queries.items()},
         "levels": [asdict(lv) for lv in levels], "warmup": {"requests": warm.requests, "failed": warm.failed},
         "images": asdict(images), "targets": [asdict(t) for t in checks],
-        "failed": sum(lv.failed for lv in levels) + warm.failed + sum(
+        "tantivy": None if tv_warm is None else {
+            "version": search_speed.tantivy.__version__, "built_seconds": tv_built,
+            "warmup": {"requests": tv_warm.requests, "failed": tv_warm.failed},
+            "levels": [asdict(lv) for lv in tv_levels]},
+        "failed": sum(lv.failed for lv in (*levels, *tv_levels)) + warm.failed
+        + (tv_warm.failed if tv_warm else 0) + sum(
             ip.failed for ip in (images.rendered, images.cached) if ip is not None),
     }
 

@@ -1,9 +1,10 @@
-"""Keeps bench/serve_load.py from rotting: a tiny run against the real server (a
-200-page search index, two short levels, two page images) must report every level
-and class, count no failed request, and leave no server behind, also when it is
-interrupted; a wrong answer, an error status and a dead server must count as
-failures; bad arguments and an index that is not the bench corpus are refused in
-one line. The figures themselves are not judged."""
+"""Keeps bench/serve_load.py from rotting: a tiny run against the real server and
+the raw Tantivy peer (a 200-page search index, two short levels, two page images)
+must report every level and class of both, count no failed request, and leave no
+server behind, also when it is interrupted; the peer must answer every planted
+rare term with exactly its pages; a wrong answer, an error status and a dead server
+must count as failures; bad arguments and an index that is not the bench corpus are
+refused in one line. The figures themselves are not judged."""
 from __future__ import annotations
 
 import json
@@ -65,7 +66,7 @@ def _gone(pid: int) -> bool:
 
 # ---- a whole small run ----------------------------------------------------------------
 
-@pytest.mark.slow  # two real servers, a real ingest: about 10 s
+@pytest.mark.slow  # three real servers, a real ingest: about 15 s
 def test_small_run_reports_every_level_and_class_and_no_failure(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     done = subprocess.run(
@@ -107,8 +108,23 @@ def test_small_run_reports_every_level_and_class_and_no_failure(tmp_path: Path) 
     assert [v for k, v in targets.items() if "16 clients" in k] == ["not measured"] * 2  # 16 was not run
     assert "| clients | queries | requests | req/s | p50 ms | p95 ms |" in done.stdout
     assert re.search(r"^TARGETS: ", done.stdout, re.M), done.stdout
+
+    peer = report["tantivy"]
+    assert peer is not None and peer["built_seconds"] > 0 and peer["warmup"]["failed"] == 0
+    assert [lv["clients"] for lv in peer["levels"]] == [1, 3]
+    for lv in peer["levels"]:  # the same checks as pdfindex's: a rare term's exact page count, no error
+        assert lv["failed"] == 0 and lv["errors"] == [], lv["errors"]
+        assert lv["requests"] > 0 and lv["requests_per_second"] > 0 and lv["server_cores"] > 0
+        assert [c["key"] for c in lv["classes"]] == CLASSES
+        for c in [lv["overall"], *lv["classes"]]:
+            if c["requests"]:
+                assert 0 < c["p50_ms"] <= c["p95_ms"] and c["took_p50_ms"] >= 0, c
+        assert lv["classes"][0]["requests"] > 0
+    assert "| clients | queries | pdfindex req/s | Tantivy req/s | × |" in done.stdout
+    assert len(re.findall(r"^\| [13] \| (all queries|rare term|common term|phrase of two common words) \| [\d.]+ \| "
+                          r"[\d.]+ \| ", done.stdout, re.M)) >= 16, done.stdout  # both tables, every level and class
     pids = _server_pids(done.stderr)
-    assert len(pids) == 2 and all(_gone(pid) for pid in pids), done.stderr
+    assert len(pids) == 3 and all(_gone(pid) for pid in pids), done.stderr  # pdfindex, Tantivy, page images
 
 
 @pytest.mark.slow
@@ -134,7 +150,7 @@ def test_an_interrupted_run_stops_its_server(tmp_path: Path, kept: Path, signum:
     assert proc.returncode == status, f"{stdout}\n{seen}{rest}"
     assert "Traceback" not in rest, rest
     pids = _server_pids(seen)
-    assert len(pids) == 1 and _gone(pids[0]), seen
+    assert len(pids) == 2 and all(_gone(pid) for pid in pids), seen  # pdfindex and raw Tantivy
 
 
 # ---- what counts as a failure ----------------------------------------------------------
@@ -162,6 +178,33 @@ def test_wrong_answers_error_statuses_and_a_dead_server_are_failures(bench: Modu
     assert dead.error is not None and dead.error.startswith("ConnectError")
     stats = bench.class_stats("rare", "rare term", [right, wrong_count, dead])
     assert (stats.requests, stats.failed) == (3, 2) and stats.p50_ms == right.ms  # failures are not timed
+
+
+def test_the_tantivy_peer_answers_exactly_and_its_failures_count(bench: ModuleType, tmp_path: Path) -> None:
+    """The baseline's figures mean something only if it answers the same requests
+    right: every planted rare term with its exact pages, every class with pages."""
+    corpus = bench.search_speed.generate_corpus(200, bench.search_speed.SEED)
+    plan = bench.make_plan(corpus, {"rare": 1.0, "common": 1.0, "phrase": 1.0, "and": 1.0, "cjk": 1.0})
+    root, seconds = bench.build_tantivy(tmp_path, corpus, 100)
+    assert seconds > 0
+    term, pages = next(iter(plan.rare_pages.items()))
+    wrong = bench.Plan(plan.shares, plan.labels, plan.queries, plan.warmup, {term: pages + 1})
+    with bench.serve(root, tmp_path / "tantivy.log", engine="tantivy") as server, \
+            bench.httpx.Client(base_url=server.url, timeout=10, trust_env=False) as client:
+        rare = [bench.search_once(client, plan, "rare", t) for t in plan.rare_pages]
+        others = [bench.search_once(client, plan, k, q) for k in ("common", "phrase", "and", "cjk")
+                  for q in plan.queries[k][:5]]
+        wrong_count = bench.search_once(client, wrong, "rare", term)
+        nothing = bench.search_once(client, plan, "phrase", '"zzqx qqzx"')
+        body = client.get("/api/search", params={"q": term}).json()
+        pid = server.pid
+    assert len(rare) == len(corpus.rare) and [s.error for s in rare + others if s.error] == []
+    assert all(s.ms > 0 and s.took_ms is not None for s in rare + others)
+    assert wrong_count.error == f"wrong answer for rare term {term!r}: {pages} pages, planted on {pages + 1}"
+    assert nothing.error == "wrong answer for '\"zzqx qqzx\"': no page found"
+    assert {(h["doc_hash"], h["page"]) for h in body["hits"]} == set(corpus.rare[term])
+    assert all(f"<b>{term.capitalize()}</b>" in h["snippet"] for h in body["hits"]), body["hits"]
+    assert _gone(pid)
 
 
 # ---- the kept index --------------------------------------------------------------------
@@ -221,4 +264,5 @@ def test_mix_is_normalised_and_zero_weights_dropped(bench: ModuleType) -> None:
     assert bench.parse_args(["--mix", "rare=3,common=1,phrase=0"]).mix == {"rare": 0.75, "common": 0.25}
     args = bench.parse_args([])
     assert args.clients == (1, 4, 16) and args.seconds == 10 and args.images == 40 and args.pages is None
+    assert not args.no_tantivy and bench.parse_args(["--no-tantivy"]).no_tantivy
     assert bench.parse_args(["--clients", "4,4,1"]).clients == (4, 1)
