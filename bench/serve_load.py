@@ -898,7 +898,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     tv_built: float | None = None
     if tv_note is None:
         tv_root, tv_built = build_tantivy(workdir, corpus, config.load().batch_pages)
-        say(f"raw Tantivy server's index: tantivy-py ({search_speed.tantivy.__version__}), the same corpus indexed "
+        say(f"raw Tantivy server's index: tantivy-py ({search_speed.tantivy_version()}), the same corpus indexed "
             f"in {tv_built:.1f} s ({corpus.pages / max(tv_built, 1e-9):.0f} pages/s)")
     else:
         say(tv_note)
@@ -985,7 +985,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         "levels": [asdict(lv) for lv in levels], "warmup": {"requests": warm.requests, "failed": warm.failed},
         "images": asdict(images), "targets": [asdict(t) for t in checks],
         "tantivy": None if tv_warm is None else {
-            "version": search_speed.tantivy.__version__, "built_seconds": tv_built,
+            "version": search_speed.tantivy_version(), "built_seconds": tv_built,
             "warmup": {"requests": tv_warm.requests, "failed": tv_warm.failed},
             "levels": [asdict(lv) for lv in tv_levels]},
         "failed": sum(lv.failed for lv in (*levels, *tv_levels)) + warm.failed
