@@ -13,6 +13,7 @@ own and is left out here.
 """
 from __future__ import annotations
 
+import asyncio
 import html
 import io
 import json
@@ -33,6 +34,7 @@ import httpx
 import pytest
 from PIL import Image
 
+from pdfindex.cli.serve_cmd import _listen
 from pdfindex.indexer import PageIndex, QueryError
 from pdfindex.server.access import session_value
 from tests.builders import font_resources, mono_font, text_line
@@ -909,6 +911,32 @@ def test_a_port_in_use_is_one_line_and_status_1(corpus: Corpus) -> None:
         r = run_cli("serve", "--index", corpus.index, "--port", str(port), timeout=60)
     assert r.returncode == 1, (r.returncode, r.stderr)
     assert r.stderr == f"pdfindex: cannot serve on 127.0.0.1:{port}: address already in use (choose another --port)\n"
+
+
+def test_connections_to_the_served_socket_send_without_delay() -> None:
+    """The socket `pdfindex serve` binds, served by asyncio as uvicorn serves it: each
+    connection it accepts has Nagle's algorithm off. With the protocol left 0, asyncio
+    left it on and every response waited ~40 ms for the client's delayed ACK."""
+    sock = _listen("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    seen: list[int] = []
+
+    async def serve() -> None:
+        async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            seen.append(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(accepted, sock=sock)
+        async with server:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            for _ in range(100):
+                if seen:
+                    break
+                await asyncio.sleep(0.05)
+            writer.close()
+
+    asyncio.run(serve())
+    assert seen and seen[0] != 0, seen
 
 
 def test_a_short_token_in_the_environment_is_refused_at_start(corpus: Corpus) -> None:

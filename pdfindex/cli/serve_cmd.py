@@ -26,8 +26,12 @@ _BIND_ERRORS = {errno.EADDRINUSE: "address already in use (choose another --port
 
 def _listen(host: str, port: int) -> socket.socket:
     """A socket bound and listening on ``host:port``, as uvicorn would bind it, so
-    that a port in use is a one-line error before anything says it is serving."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    that a port in use is a one-line error before anything says it is serving.
+
+    Its protocol is named (IPPROTO_TCP, not 0): asyncio turns Nagle's algorithm off
+    (TCP_NODELAY) only on accepted sockets of that protocol, and with it on, every
+    response waited about 40 ms for the client's delayed acknowledgement."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a server that just stopped leaves TIME_WAIT
         sock.bind((host, port))
