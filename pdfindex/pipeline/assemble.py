@@ -18,6 +18,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from itertools import islice
 
 from .geometry import Point, Rect
 from .glyph import Glyph
@@ -691,9 +692,12 @@ def _gaps(line: Sequence[Glyph], texts: Sequence[str], why: Why | None, low: flo
     n = len(line)
     gaps: list[float | None] = [None] * n
     candidates: list[float] = []
+    append = candidates.append
     has_space = near = False
-    for i in range(1, n):
-        a, b = texts[i - 1][-1], texts[i][0]
+    # one pass over neighbouring pairs (zip: no indexing in the loop, the hottest of the assembly)
+    pairs = zip(range(1, n), line, islice(line, 1, None), texts, islice(texts, 1, None), strict=False)
+    for i, prev, g, before, after in pairs:
+        a, b = before[-1], after[0]
         if a.isspace() or b.isspace():
             has_space = True
             if why is not None:
@@ -703,7 +707,6 @@ def _gaps(line: Sequence[Glyph], texts: Sequence[str], why: Why | None, low: flo
             if why is not None:
                 why(i, None, None, False, "two ideographs: no space, whatever the gap (R11)")
             continue
-        prev, g = line[i - 1], line[i]
         ux, uy = prev.direction
         x, y = g.ox, g.oy
         from_glyph_end = (x - prev.gx) * ux + (y - prev.gy) * uy
@@ -717,7 +720,7 @@ def _gaps(line: Sequence[Glyph], texts: Sequence[str], why: Why | None, low: flo
             gap = from_glyph_end  # cells set apart by Tc, taken back by TJ inside each number (NICS)
         ratio = gap / height if height > 0 else 0.0
         gaps[i] = ratio
-        candidates.append(ratio)
+        append(ratio)
         if low < ratio <= word_gap:
             near = True
     return gaps, candidates, has_space, near
