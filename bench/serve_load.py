@@ -823,6 +823,13 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
+def cpu_line(levels: Sequence[Level], where: str) -> str:
+    """Where the cores went during each level: the server, the clients, the rest."""
+    return f"CPU during each level{where}, in cores: " + "; ".join(
+        f"{lv.clients} client(s): server {lv.server_cores:.2f}, clients (this process) {lv.client_cores:.2f}, "
+        f"other processes {lv.other_cores:.2f}" for lv in levels)
+
+
 def format_levels(levels: Sequence[Level]) -> str:
     header = ("clients", "queries", "requests", "req/s", "p50 ms", "p95 ms", "server search p50 ms", "failed")
     lines = [f"| {' | '.join(header)} |", f"|{'|'.join('---' for _ in header)}|"]
@@ -934,9 +941,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     say("")
     say(format_levels(levels))
     say("")
-    say("CPU during each level, in cores: " + "; ".join(
-        f"{lv.clients} client(s): server {lv.server_cores:.2f}, clients (this process) {lv.client_cores:.2f}, "
-        f"other processes {lv.other_cores:.2f}" for lv in levels))
+    say(cpu_line(levels, ""))
     for lv in levels:
         partial = lv.overall.partial
         if partial:
@@ -954,9 +959,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         say("")
         say(format_levels(tv_levels))
         say("")
-        say("CPU during each level on raw Tantivy, in cores: " + "; ".join(
-            f"{lv.clients} client(s): server {lv.server_cores:.2f}, clients (this process) {lv.client_cores:.2f}, "
-            f"other processes {lv.other_cores:.2f}" for lv in tv_levels))
+        say(cpu_line(tv_levels, " on raw Tantivy"))
         for lv in tv_levels:
             for error in lv.errors:
                 say(f"  failed at {lv.clients} client(s) on raw Tantivy: {error}")

@@ -452,7 +452,7 @@ def _split(glyphs: Sequence[Glyph], params: Params, why: Why | None = None) -> l
                     lines.append(line)
             if why is not None:
                 if continued is not None:
-                    why(k, abs(across), factor * height, True, "goes on where an earlier line ends, on its "
+                    why(k, moved, factor * height, True, "goes on where an earlier line ends, on its "
                         "baseline: that line continues (R12, beyond)")
                 else:
                     _why_line(why, k, prev, g, across, factor * height, broke, returned)

@@ -31,8 +31,8 @@ class Params:
     #: new fragment and gets a space; smaller back-steps (composite accents, fake-bold
     #: overprints) do not.
     backward_jump: float = 2.0
-    #: R11 (beyond), a line's own split (assemble.line_split): on a line without space
-    #: glyphs that has at least ``split_min_gaps`` gaps between words' letters, all
+    #: R11 (beyond), a line's own split (assemble.line_split): on a line not tracked as
+    #: a whole that has at least ``split_min_gaps`` gaps between words' letters, all
     #: within ``split_letter_max`` or from ``split_word_min`` box heights (none
     #: between), the word gaps are those over the middle of the two groups, even
     #: under ``word_gap``: tightly justified text.
