@@ -18,7 +18,6 @@ from types import ModuleType
 
 import pytest
 
-from tests.paths import PRODUCERS
 from tests.pdfwriter import PdfWriter
 
 from bench import ocr, peer_agreement
@@ -46,11 +45,15 @@ def prose_pdf(path: Path, lines: list[str], password: str | None = None) -> Path
 
 
 @pytest.fixture(scope="module")
-def scorer() -> ModuleType:
-    path = PRODUCERS / "score.py"
-    if not path.exists():
-        pytest.skip(f"the producers scorer is not at {path} (set PDFINDEX_SHARED)")
-    return ocr.load_scorer(path)
+def scorer_path(producers: Path) -> Path:
+    """The producers scorer (conftest's ``producers``: a skip where the corpora are
+    absent, a failure under CI), given to the bench by path wherever the checkout lies."""
+    return producers / "score.py"
+
+
+@pytest.fixture(scope="module")
+def scorer(scorer_path: Path) -> ModuleType:
+    return ocr.load_scorer(scorer_path)
 
 
 @pytest.fixture(scope="module")
@@ -72,13 +75,14 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def bench_run(corpus: Path, scorer: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def bench_run(corpus: Path, scorer_path: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The bench as a user runs it (in this process: ``main``), every number in its JSON."""
     out = tmp_path_factory.mktemp("peer-out") / "peer.json"
     dump = out.parent / "dump"
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        assert peer_agreement.main(["--corpus", str(corpus), "--json", str(out), "--dump", str(dump)]) == 0
+        assert peer_agreement.main(["--corpus", str(corpus), "--scorer", str(scorer_path), "--json", str(out),
+                                    "--dump", str(dump)]) == 0
     data: dict = json.loads(out.read_text(encoding="utf-8"))
     data["dump"], data["printed"] = dump, printed.getvalue()
     return data
@@ -110,10 +114,10 @@ def test_the_bench_judges_a_built_folder(bench_run: dict) -> None:
     assert "Listed: none" in out and "Summary: 4 files: 2 agree, 1 broken, 1 empty" in out, out
 
 
-def test_without_the_password_the_locked_file_is_encrypted(corpus: Path, tmp_path: Path) -> None:
+def test_without_the_password_the_locked_file_is_encrypted(corpus: Path, scorer_path: Path, tmp_path: Path) -> None:
     out = tmp_path / "peer.json"
-    assert peer_agreement.main(["--corpus", str(corpus), "--files", "locked*", "--peers", "pypdf,pdfminer.six",
-                                "--no-passwords", "--json", str(out)]) == 0
+    assert peer_agreement.main(["--corpus", str(corpus), "--scorer", str(scorer_path), "--files", "locked*",
+                                "--peers", "pypdf,pdfminer.six", "--no-passwords", "--json", str(out)]) == 0
     [locked] = json.loads(out.read_text(encoding="utf-8"))["files"]
     assert locked["verdict"] == "encrypted" and not locked["password"], locked
     assert locked["systems"][OURS]["status"] == "password", locked
