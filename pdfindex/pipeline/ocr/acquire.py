@@ -67,8 +67,7 @@ def native(pdf_page: pdfium.PdfPage, placed: PlacedImage, max_pixels: int) -> Pa
     sized = [obj for obj in candidates if tuple(obj.get_px_size()) == (placed.width, placed.height)]
     if not sized:
         raise ImageRefused("the renderer does not find the page image")
-    bitmap = sized[0].get_bitmap(render=False)
-    image = bitmap.to_pil()
+    image = _pixels(sized[0].get_bitmap(render=False))
     if image.size != (placed.width, placed.height):
         raise ImageRefused(f"page image decodes to {image.size[0]} × {image.size[1]} pixels, "
                            f"not the {placed.width} × {placed.height} it declares")
@@ -76,7 +75,7 @@ def native(pdf_page: pdfium.PdfPage, placed: PlacedImage, max_pixels: int) -> Pa
     w, h = placed.width, placed.height
     # pixel (u, v), row 0 at the top, is the unit square's (u / w, 1 - v / h)
     pixel_map = PixelMap((a / w, b / w, -c / h, -d / h, c + e, d + f))
-    return PageImage(grey(image), placed.dpi, pixel_map, "image")
+    return PageImage(image, placed.dpi, pixel_map, "image")
 
 
 def render(pdf_page: pdfium.PdfPage, box: Rect, rotation: int, images: list[PlacedImage],
@@ -96,9 +95,22 @@ def render(pdf_page: pdfium.PdfPage, box: Rect, rotation: int, images: list[Plac
     dpi = min(dpi, (max_page_pixels / (width_in * height_in)) ** 0.5)
     if rotation:
         pdf_page.set_rotation(0)  # this document copy is ours alone; pixels then run as user space does
-    image = pdf_page.render(scale=dpi / 72.0, grayscale=True).to_pil()
+    image = _pixels(pdf_page.render(scale=dpi / 72.0, grayscale=True))
     scale_x, scale_y = image.size[0] / (x1 - x0), image.size[1] / (y1 - y0)
-    return PageImage(grey(image), (dpi, dpi), PixelMap((1 / scale_x, 0.0, 0.0, -1 / scale_y, x0, y1)), "render")
+    return PageImage(image, (dpi, dpi), PixelMap((1 / scale_x, 0.0, 0.0, -1 / scale_y, x0, y1)), "render")
+
+
+def _pixels(bitmap: pdfium.PdfBitmap) -> Image:
+    """The bitmap's pixels in one 8-bit channel (what Tesseract binarises from: colour
+    costs it time and reads no better), copied, and the bitmap closed at once. Left to the
+    garbage collector, its finalizer ran at a random moment, and a time limit's
+    exception raised inside it was printed and lost (a traceback on the user's
+    terminal, the job running on to its hard limit)."""
+    try:
+        image = bitmap.to_pil()  # shares pdfium's buffer
+        return image.copy() if image.mode == "L" else image.convert("L")
+    finally:
+        bitmap.close()
 
 
 def page_image(pdf_page: pdfium.PdfPage, box: Rect, rotation: int, images: list[PlacedImage],
@@ -108,9 +120,3 @@ def page_image(pdf_page: pdfium.PdfPage, box: Rect, rotation: int, images: list[
     if scan is not None:
         return native(pdf_page, scan, max_image_pixels)
     return render(pdf_page, box, rotation, images, max_image_pixels, max_page_pixels)
-
-
-def grey(image: Image) -> Image:
-    """One 8-bit channel: what Tesseract binarises from (colour costs it time and
-    reads no better)."""
-    return image if image.mode == "L" else image.convert("L")

@@ -78,10 +78,13 @@ def ocr_page(document: Renderer, page: Page, settings: OcrSettings, decision: De
     """OCR ``page`` as ``decision`` says (decide.py), in place."""
     try:
         pdf_page = document()[page.number - 1]
-        if decision.action == "page":
-            _whole(pdf_page, page, settings)
-        else:
-            _regions(pdf_page, page, settings, decision)
+        try:
+            if decision.action == "page":
+                _whole(pdf_page, page, settings)
+            else:
+                _regions(pdf_page, page, settings, decision)
+        finally:
+            pdf_page.close()  # now, not in a finalizer a time limit may interrupt (acquire._pixels)
     except EngineMissing as exc:
         page.problems.append(Problem(ProblemCode.OCR_FAILED, f"not OCR'd: {exc}"))
     except (ImageRefused, TimeoutError, ValueError, OSError, MemoryError, RuntimeError) as exc:
