@@ -56,6 +56,8 @@ class PageImage:
     map: PixelMap
     #: "image" (the page's own scan, native pixels) or "render".
     origin: str
+    #: Degrees the pixels were turned to straighten a page fed askew (prepare.py).
+    straightened: float = 0.0
 
 
 def native(pdf_page: pdfium.PdfPage, placed: PlacedImage, max_pixels: int) -> PageImage:
@@ -110,6 +112,9 @@ def _pixels(bitmap: pdfium.PdfBitmap) -> Image:
         image = bitmap.to_pil()  # shares pdfium's buffer
         return image.copy() if image.mode == "L" else image.convert("L")
     finally:
+        # an image object's bitmap is pdfium's own buffer, and pypdfium2 warns (on the
+        # user's terminal) when it is freed by hand: safe here, the pixels are copied
+        bitmap.warn_on_close = False
         bitmap.close()
 
 

@@ -202,6 +202,8 @@ def choose(engine: Engine, page: PageImage, languages: list[str]) -> Choice:
     options = ordered(found, osd)
     turns, known, turning = _upright(engine, page, osd, options[0])
     why = f"OSD: {osd.script}, {osd.turns * 90}°" if osd is not None else "OSD: no answer"
+    if page.straightened:
+        why = f"straightened by {page.straightened:.1f}°; {why}"
     upright = turned(page, turns)
     whole = _band(upright) is None
     best = _best(engine, upright, options, whole, None if whole else known)
