@@ -1,5 +1,5 @@
 """``pdfindex reindex``: the index rebuilt from its stored page text, in its own
-language and shard count or in new ones."""
+language, shard count and engine or in new ones."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +7,7 @@ import argparse
 from pdfindex import config
 from pdfindex.contract.display import shown
 from pdfindex.indexer import reindex
-from pdfindex.indexer.store import stored_language
+from pdfindex.indexer.store import stored_engine, stored_language
 
 from .errors import CliError
 from .index_access import user_errors
@@ -21,7 +21,10 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         if before is None:
             raise CliError(f"no index at {shown(str(root))}")
         language = args.language or before  # without --language the index keeps its own
-        copied = reindex(root, language, shards=args.shards)
+        # without --engine the index keeps its own (the parser gives ``engine`` where it offers --engine)
+        engine = getattr(args, "engine", None) or stored_engine(root)
+        copied = reindex(root, language, shards=args.shards, engine=engine)
     shards = f", {args.shards} shard{'s' if args.shards > 1 else ''}" if args.shards else ""
-    print(f"reindexed {copied} records into {shown(str(root))} (language {shown(language)}{shards})")
+    print(f"reindexed {copied} records into {shown(str(root))} (language {shown(language)}{shards}, "
+          f"engine {engine})")
     return 0

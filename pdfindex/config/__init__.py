@@ -3,6 +3,6 @@ if __name__ != "pdfindex.config":  # the top-level config/ is a link for people,
     raise ImportError(f"import pdfindex.config, not {__name__} (README, Layout)")
 from pdfindex.contract.limits import MAX_SHARDS  # PDFINDEX_SHARDS's bound is the index's
 
-from .settings import BROKER_SCHEMES, Settings, SettingsError, load, redact_url
+from .settings import BROKER_SCHEMES, ENGINES, Settings, SettingsError, index_engine, load, redact_url
 
-__all__ = ["BROKER_SCHEMES", "MAX_SHARDS", "Settings", "SettingsError", "load", "redact_url"]
+__all__ = ["BROKER_SCHEMES", "ENGINES", "MAX_SHARDS", "Settings", "SettingsError", "index_engine", "load", "redact_url"]

@@ -19,6 +19,10 @@ from pdfindex.contract.limits import MAX_SHARDS
 
 N = TypeVar("N", int, float)
 
+#: The index engines (docs/engines.md); the first is the default. Named here, where
+#: PDFINDEX_ENGINE is read, and checked again by the index for what it stores.
+ENGINES = ("whoosh", "tantivy")
+
 
 #: The languages OCR reads unless told: French, German, English (read together, in
 #: this order: French first read accents best, a report's accented words 13 of 23 right
@@ -146,6 +150,9 @@ class Settings:
     #: PDFINDEX_SHARDS: shards of an index created from now on (an index keeps the
     #: count it was created with; ``reindex --shards N`` changes it).
     shards: int = 1
+    #: PDFINDEX_ENGINE: the engine of an index created from now on, whoosh or tantivy
+    #: (an index keeps the engine it was created with; ``reindex --engine E`` changes it).
+    engine: str = ENGINES[0]
     #: PDFINDEX_WORKERS: extraction processes of the embedded pool (default: CPU cores).
     workers: int = 1
     #: PDFINDEX_FILE_TIMEOUT: seconds one file may take before it is recorded as failed
@@ -205,6 +212,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         search_timeout=_number(env, "PDFINDEX_SEARCH_TIMEOUT", 5.0, 0.01),
         batch_pages=_number(env, "PDFINDEX_BATCH_PAGES", 2000, 1),
         shards=_number(env, "PDFINDEX_SHARDS", 1, 1, MAX_SHARDS),
+        engine=index_engine(env),
         workers=_number(env, "PDFINDEX_WORKERS", os.cpu_count() or 1, 1),
         file_timeout=file_timeout,
         file_hard_timeout=_number(env, "PDFINDEX_FILE_HARD_TIMEOUT", file_timeout + 30.0, file_timeout),
@@ -220,6 +228,12 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         ocr_file_timeout=_number(env, "PDFINDEX_OCR_FILE_TIMEOUT", 3600.0, 1.0),
         **_signing(env),  # type: ignore[arg-type]
     )
+
+
+def index_engine(env: Mapping[str, str] | None = None) -> str:
+    """PDFINDEX_ENGINE alone: what the index reads when it creates an index and its
+    caller gave no engine (the workers open the index with the other settings)."""
+    return _choice(os.environ if env is None else env, "PDFINDEX_ENGINE", ENGINES)
 
 
 def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:

@@ -28,8 +28,11 @@ from pdfindex.contract.records import (
     Status,
 )
 
+from pdfindex.config import index_engine
+
 from . import listing, store
 from .consistency import check
+from .engines import tantivy_engine
 from .errors import is_storage_fault
 from .marks import expand_terms
 from .rebuild import reindex
@@ -48,14 +51,28 @@ class PageIndex:
 
     Every method raises StorageError (one line: the index, the problem, what to do)
     for a disk or file fault, and UntrustedIndex for a directory another user owns
-    or may write, refused before anything in it is read."""
+    or may write, refused before anything in it is read.
+
+    An index on Tantivy is a ``tantivy_index.TantivyPageIndex``, which
+    ``PageIndex(root)`` gives where the index's settings (or, for a new one,
+    ``new_engine``) say so: callers never choose the engine's class."""
+
+    def __new__(cls, root: Path, language: str | None = None, *, create: bool = True,
+                new_language: str = store.DEFAULT_LANGUAGE, new_shards: int = 1,
+                new_engine: str | None = None) -> PageIndex:
+        engine = store.stored_engine(Path(root)) or (store.check_engine(new_engine or index_engine()) if create
+                                                     else store.DEFAULT_ENGINE)
+        if cls is PageIndex and engine != "whoosh":
+            return super().__new__(tantivy_engine().TantivyPageIndex)
+        return super().__new__(cls)
 
     def __init__(self, root: Path, language: str | None = None, *, create: bool = True,
-                 new_language: str = store.DEFAULT_LANGUAGE, new_shards: int = 1) -> None:
+                 new_language: str = store.DEFAULT_LANGUAGE, new_shards: int = 1,
+                 new_engine: str | None = None) -> None:
         """``language`` None: the one stored in the index (``new_language`` for a new
         one); given: the index must be in it (else ReindexNeeded), or is created in it.
         ``new_shards``: the shard count of an index created here (an existing one
-        keeps its own)."""
+        keeps its own); ``new_engine`` its engine (None: PDFINDEX_ENGINE's)."""
         self.root = Path(root)
         self.path, self._whoosh, self.language = store.open_index(self.root, language, create=create,
                                                                   new_language=new_language, new_shards=new_shards)

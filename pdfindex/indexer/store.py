@@ -4,8 +4,8 @@ between generations.
 ``ROOT/current`` is a symlink to ``ROOT/gen-NNNNNN``, the Whoosh directory in use.
 ``reindex`` writes a new generation beside it and swaps the link with one
 ``os.replace``, so a reader sees either the old index or the new one, never a
-half-built one. Each generation records its schema version and language in
-``pdfindex.json``. ``ROOT/index-id`` names the index itself, across generations:
+half-built one. Each generation records its schema version, language and engine
+(Whoosh or Tantivy: docs/engines.md) in ``pdfindex.json``. ``ROOT/index-id`` names the index itself, across generations:
 distributed mode compares it, never a path, to tell two indexes apart.
 
 An index is code: Whoosh unpickles its table of contents and stored fields, so
@@ -35,6 +35,7 @@ from whoosh.index import TOC, FileIndex, clean_files
 from whoosh.lang import has_stemmer, languages
 from whoosh.util.filelock import FcntlLock
 
+from pdfindex.config import ENGINES
 from pdfindex.contract.limits import MAX_SHARDS
 
 from .errors import (
@@ -46,6 +47,7 @@ from .errors import (
     storage_error,
 )
 from .mapped import MAPPED_SUFFIX, open_mapped
+from .engines import tantivy_engine
 from .schema import SCHEMA_VERSION, build_schema
 from .shards import SHARD_FORMAT, ShardedIndex
 
@@ -57,6 +59,9 @@ _GENERATION = re.compile(r"gen-[0-9]{6,}\Z")
 _TOC = re.compile(rf"_{INDEX_NAME}_([0-9]+)\.toc\Z")
 _TOC_TEMP = re.compile(rf"_{INDEX_NAME}_[0-9]+\.toc\.[0-9.]+\Z")
 _DIR_MODE, _FILE_MODE = 0o700, 0o600
+_TANTIVY_META = "meta.json"
+#: The engine of an index whose settings name none (made before engines existed).
+DEFAULT_ENGINE = ENGINES[0]
 
 
 # ---- private files ------------------------------------------------------------------
@@ -220,9 +225,11 @@ def _check_tree(root: Path, directory: Path, label: str, depth: int) -> None:
 
 
 def _has_toc(generation: Path) -> bool:
+    """Whether the generation holds a committed index: a Whoosh table of contents,
+    or Tantivy's ``meta.json`` (written once the index is created)."""
     first = generation / SHARD_FORMAT.format(0)
     folder = first if first.is_dir() else generation
-    return any(_TOC.match(name) for name in os.listdir(folder))
+    return any(_TOC.match(name) or name == _TANTIVY_META for name in os.listdir(folder))
 
 
 def _current(root: Path) -> Path | None:
@@ -253,11 +260,16 @@ def storage_faults(root: Path, doing: str, *, written: bool = False) -> Iterator
         raise storage_error(root, doing, exc, written=written) from exc
 
 
-def new_generation(root: Path, language: str, shards: int = 1) -> tuple[Path, FileIndex | ShardedIndex]:
+def new_generation(root: Path, language: str, shards: int = 1,
+                   engine: str = DEFAULT_ENGINE) -> tuple[Path, FileIndex | ShardedIndex | None]:
     """Create an empty index in a fresh generation directory: one Whoosh index, or
-    ``shards`` of them in ``shard-NN`` folders."""
+    ``shards`` of them in ``shard-NN`` folders; or a Tantivy index (returned as
+    None: its engine's module opens it)."""
     check_language(language)
     check_shards(shards)
+    check_engine(engine)
+    if engine != "whoosh" and shards != 1:
+        raise tantivy_engine().NotSupported(f"sharded indexes ({shards} shards)")
     with storage_faults(root, "creating the index"):
         if not root.exists():
             root.parent.mkdir(parents=True, exist_ok=True)
@@ -269,13 +281,16 @@ def new_generation(root: Path, language: str, shards: int = 1) -> tuple[Path, Fi
         try:
             schema = build_schema(language)
             indexes = []
-            for folder in _shard_folders(path, shards):
+            if engine == "tantivy":
+                tantivy_engine().create(path, language)
+            for folder in _shard_folders(path, shards) if engine == "whoosh" else []:
                 make_private_dir(folder, exist_ok=True)
                 storage = PrivateStorage(str(folder))
                 storage.tracked = []  # what a full disk leaves open is closed, else its space stays taken
                 storages.append(storage)
                 indexes.append(storage.create_index(schema, indexname=INDEX_NAME))
-            meta = json.dumps({"schema_version": SCHEMA_VERSION, "language": language, "shards": shards})
+            meta = json.dumps({"schema_version": SCHEMA_VERSION, "language": language, "shards": shards,
+                               "engine": engine})
             fd = os.open(path / _META, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, _FILE_MODE)
             with os.fdopen(fd, "w") as out:
                 out.write(meta)
@@ -286,11 +301,46 @@ def new_generation(root: Path, language: str, shards: int = 1) -> tuple[Path, Fi
             raise
         for storage in storages:
             storage.tracked = None
+        _tighten(root, path)  # what the engine wrote with the umask's modes
+        if not indexes:
+            return path, None
         return path, indexes[0] if shards == 1 else ShardedIndex(indexes)
 
 
 def _shard_folders(generation: Path, shards: int) -> list[Path]:
     return [generation] if shards == 1 else [generation / SHARD_FORMAT.format(k) for k in range(shards)]
+
+
+def check_engine(engine: object) -> str:
+    """An engine an index may be created with, else UnknownEngine naming them."""
+    if engine not in ENGINES:
+        raise UnknownEngine(f"unknown index engine {engine!r}; the engines are {', '.join(ENGINES)}")
+    return str(engine)
+
+
+def engine_of(root: Path, meta: dict[str, Any]) -> str:
+    """The engine a generation's settings name (Whoosh before engines existed); an
+    engine this version does not know is an error, never a guess."""
+    engine = meta.get("engine", DEFAULT_ENGINE)
+    if engine not in ENGINES:
+        raise UnknownEngine(f"{root}: the index was made with the engine {engine!r}, which this version of "
+                            f"pdfindex does not know (it knows {', '.join(ENGINES)}): open it with the version "
+                            "that made it, or delete the index and ingest again")
+    return str(engine)
+
+
+def stored_engine(root: Path) -> str | None:
+    """The engine of the index at ``root`` (checked: UnknownEngine), None without one."""
+    with storage_faults(root, "reading the index settings"):
+        path = _current(root)
+        if path is None:
+            return None
+        meta = _read_meta(root, path)
+    return engine_of(root, meta)
+
+
+class UnknownEngine(StorageError):
+    """An engine name that is not one of ENGINES."""
 
 
 def check_shards(shards: object) -> int:
@@ -351,12 +401,28 @@ class UnknownLanguage(SearchIndexError):
 
 def open_index(root: Path, language: str | None, create: bool = True, new_language: str = DEFAULT_LANGUAGE,
                new_shards: int = 1) -> tuple[Path, FileIndex | ShardedIndex, str]:
-    """Open the current generation, creating the first one (in ``language``, else
-    ``new_language``, with ``new_shards`` shards) when allowed; returns it with its
-    language. ``language`` None
-    takes the language stored in the index (what every reader and writer wants: the
-    index was analysed with it); a language given must be the stored one. Raises
-    FileNotFoundError when there is no index and ``create`` is False."""
+    """Open the current generation of a Whoosh index, creating the first one (in
+    ``language``, else ``new_language``, with ``new_shards`` shards) when allowed;
+    returns it with its language. ``language`` None takes the language stored in
+    the index (what every reader and writer wants: the index was analysed with
+    it); a language given must be the stored one. Raises FileNotFoundError when
+    there is no index and ``create`` is False, EngineChanged when the index is on
+    another engine (a reindex changed it under an open PageIndex)."""
+    path, language, engine, meta = open_current(root, language, create, new_language, new_shards)
+    if engine != "whoosh":
+        raise EngineChanged(f"the index at {root} is now on the {engine} engine (`pdfindex reindex --engine`): "
+                            "open it again")
+    return path, open_generation(root, path, shards_of(root, meta)), language
+
+
+class EngineChanged(SearchIndexError):
+    """The index was rebuilt on another engine while it was open."""
+
+
+def open_current(root: Path, language: str | None, create: bool = True, new_language: str = DEFAULT_LANGUAGE,
+                 new_shards: int = 1, new_engine: str = DEFAULT_ENGINE) -> tuple[Path, str, str, dict[str, Any]]:
+    """The checks and creation every engine shares (``open_index`` says which):
+    the current generation, its language, its engine and its settings."""
     for name in (language, new_language):
         if name is not None:
             check_language(name)
@@ -367,11 +433,12 @@ def open_index(root: Path, language: str | None, create: bool = True, new_langua
             raise FileNotFoundError(f"no index at {root}")
         _refuse_foreign_folder(root)
         language = language or new_language
-        path, ix = new_generation(root, language, new_shards)
+        path, _ = new_generation(root, language, new_shards, new_engine)
         switch_to(root, path)
         _tighten(root, path)
         index_id(root, create=True)
-        return path, ix, language
+        with storage_faults(root, "opening the index"):
+            return path, language, new_engine, _read_meta(root, path)
     with storage_faults(root, "opening the index"):
         meta = _read_meta(root, path)
     stored = meta.get("language")
@@ -388,7 +455,7 @@ def open_index(root: Path, language: str | None, create: bool = True, new_langua
             f"PDFINDEX_LANGUAGE={stored}, or run `pdfindex reindex --language {language}` to change the index"
         )
     _tighten(root, path)
-    return path, open_generation(root, path, shards_of(root, meta)), stored
+    return path, stored, engine_of(root, meta), meta
 
 
 def _refuse_foreign_folder(root: Path) -> None:

@@ -1,0 +1,270 @@
+"""``PageIndex`` for an index on Tantivy (``PageIndex(root)`` gives one where the
+index says so: ``page_index``, docs/engines.md).
+
+The directory, its generations, the trust checks, the index's id, its language
+and the atomic switch are ``store``'s, as for Whoosh; what is read and written in
+a generation is Tantivy's (``tantivy_schema``, ``tantivy_writer``,
+``tantivy_search``). What this engine cannot do yet raises NotSupported, never
+answers differently.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+import tantivy
+from whoosh.query import Phrase, Term
+
+from pdfindex.contract.records import (
+    DocumentRecord,
+    ListFilters,
+    Listing,
+    SearchOptions,
+    SearchResult,
+    Stats,
+    Status,
+)
+
+from . import store
+from .page_index import PageIndex
+from .errors import IndexBusy
+from .query import parse
+from .rebuild import reindex
+from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
+from .search import is_listing_query
+from .tantivy_query import leaves
+from .tantivy_schema import (
+    NotSupported,
+    count,
+    create,
+    matching,
+    open_tantivy,
+    stored_of,
+    to_document,
+    whoosh_schema,
+)
+from .tantivy_search import run_search
+from .tantivy_writer import TantivyWriter, holders, stored_documents
+
+__all__ = ["NotSupported", "TantivyPageIndex", "copy_into_new_generation", "create", "stored_source"]
+
+ENGINE = "tantivy"
+
+
+class TantivyPageIndex(PageIndex):
+    """One index directory on Tantivy, with ``PageIndex``'s interface."""
+
+    def __init__(self, root: Path, language: str | None = None, *, create: bool = True,
+                 new_language: str = store.DEFAULT_LANGUAGE, new_shards: int = 1,
+                 new_engine: str | None = None) -> None:
+        self.root = Path(root)
+        self._open(language, create, new_language, new_shards)
+
+    def _open(self, language: str | None, create: bool, new_language: str = store.DEFAULT_LANGUAGE,
+              new_shards: int = 1) -> None:
+        path, self.language, engine, _ = store.open_current(self.root, language, create, new_language, new_shards,
+                                                            ENGINE)
+        if engine != ENGINE:
+            raise store.EngineChanged(f"the index at {self.root} is now on the {engine} engine "
+                                      "(`pdfindex reindex --engine`): open it again")
+        with store.storage_faults(self.root, "opening the index"):
+            self._tantivy = open_tantivy(path)
+        self.path = path
+
+    def _generation(self) -> tuple[Path, tantivy.Index, str]:
+        """The current generation, reopened after a reindex switched to a new one."""
+        target = store.current_target(self.root)
+        if target is not None and target != self.path and target.resolve() != self.path.resolve():
+            self._open(None, False)
+        return self.path, self._tantivy, self.language
+
+    def _searcher(self) -> Any:
+        """A searcher of the last commit (by any process)."""
+        index = self._generation()[1]
+        index.reload()
+        return index.searcher()
+
+    @property
+    def _ix(self) -> NoReturn:
+        raise NotSupported("this operation")
+
+    @property
+    def shards(self) -> int:
+        return 1
+
+    @contextmanager
+    def _faults(self, doing: str) -> Iterator[None]:
+        with store.storage_faults(self.root, doing):
+            yield
+
+    def _drop_searcher(self) -> None:
+        """Nothing is kept open between searches but Tantivy's own reader."""
+
+    # ---- writing --------------------------------------------------------------
+
+    def writer(self, batch_pages: int = 2000, lock_timeout: float = 30.0, *,  # type: ignore[override]
+               processes: bool = False) -> TantivyWriter:
+        return TantivyWriter(self._generation, self.root, batch_pages=batch_pages, lock_timeout=lock_timeout)
+
+    def shard_writer(self, shard: int, batch_pages: int = 2000,  # type: ignore[override]
+                     lock_timeout: float = 30.0) -> TantivyWriter:
+        if shard != 0:
+            raise ValueError(f"{self.root}: no shard {shard} (the index has 1)")
+        return self.writer(batch_pages, lock_timeout)
+
+    def holders(self, paths: Any) -> dict[str, set[str]]:
+        with self._faults("reading file records"):
+            searcher, schema = self._searcher(), self._tantivy.schema
+            return {path: holders(searcher, schema, path) for path in paths}
+
+    # ---- reading ----------------------------------------------------------------
+
+    def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
+        with self._faults("searching"):
+            _, index, language = self._generation()
+            index.reload()
+            return run_search(index, language, query, options or SearchOptions())
+
+    def terms_to_mark(self, query: str, timeout: float = 5.0) -> frozenset[str]:
+        raise NotSupported("the words to mark on a page image")
+
+    def estimated_postings(self, query: str, options: SearchOptions | None = None) -> int | None:
+        """The query's words' document frequencies summed; a pattern counts as
+        every page (a bound: its terms are not expanded here)."""
+        if is_listing_query(query, options or SearchOptions()):
+            return None
+        parsed = parse(whoosh_schema(self.language), query)
+        with self._faults("estimating a search"):
+            searcher = self._searcher()
+            total = 0
+            for leaf in leaves(parsed.query):
+                if isinstance(leaf, Phrase):
+                    total += sum(searcher.doc_freq(leaf.fieldname, word) for word in leaf.words)
+                elif type(leaf) is Term and isinstance(leaf.text, str):
+                    total += searcher.doc_freq(leaf.fieldname, leaf.text)
+                elif isinstance(leaf, Term) or hasattr(leaf, "fieldname"):
+                    total += int(searcher.num_docs)
+            return total
+
+    def list_documents(self, filters: ListFilters | None = None, limit: int | None = None,
+                       offset: int = 0) -> Listing:
+        raise NotSupported("listing documents (pdfindex list)")
+
+    def list_pages(self, filters: ListFilters | None = None, limit: int | None = None, offset: int = 0) -> Listing:
+        raise NotSupported("listing pages (pdfindex list --pages)")
+
+    def _all(self, query: tantivy.Query) -> list[dict[str, Any]]:
+        searcher = self._searcher()
+        return [stored_of(searcher.doc(address)) for address in matching(searcher, query)]
+
+    def _kind(self, kind: str) -> tantivy.Query:
+        return tantivy.Query.term_query(self._tantivy.schema, "kind", kind)
+
+    def document(self, doc_hash: str) -> DocumentRecord | None:
+        with self._faults("reading a file record"):
+            schema = self._tantivy.schema
+            found = self._all(tantivy.Query.boolean_query([
+                (tantivy.Occur.Must, tantivy.Query.term_query(schema, "key", doc_hash)),
+                (tantivy.Occur.Must, self._kind(KIND_DOC))]))
+        return doc_from_stored(found[0]) if found else None
+
+    def documents(self, status: Status | None = None) -> Iterator[DocumentRecord]:
+        with self._faults("reading file records"):
+            records = [doc_from_stored(stored) for stored in self._all(self._kind(KIND_DOC))]
+        return (doc for doc in records if status is None or doc.status == status)
+
+    def page_texts(self, doc_hash: str) -> dict[int, str]:
+        with self._faults("reading page texts"):
+            stored = stored_documents(self._searcher(), self._tantivy.schema, doc_hash)
+        return {d["page"]: d.get("text", "") for d in stored if d.get("kind") == KIND_PAGE}
+
+    def stats(self) -> Stats:
+        """``PageIndex.stats``: the problem codes' pages counted by search, so
+        deleted pages (still in Tantivy's term counts until a merge) are not."""
+        by_status: dict[str, int] = {}
+        problem_documents: dict[str, int] = {}
+        documents = 0
+        for doc in self.documents():
+            documents += 1
+            by_status[str(doc.status)] = by_status.get(str(doc.status), 0) + 1
+            for code in doc.problems:
+                problem_documents[code] = problem_documents.get(code, 0) + 1
+        with self._faults("counting pages"):
+            searcher, schema = self._searcher(), self._tantivy.schema
+            pages = count(searcher, self._kind(KIND_PAGE))
+            problem_pages: dict[str, int] = {}
+            for code, _ in searcher.terms_with_prefix("problem", ""):
+                if found := count(searcher, tantivy.Query.term_query(schema, "problem", code)):
+                    problem_pages[code] = found
+        return Stats(documents, pages, by_status, store.size_on_disk(self.root), str(self.root),
+                     problem_pages=problem_pages, problem_documents=problem_documents, shard_pages=(pages,))
+
+    def check(self) -> list[str]:
+        raise NotSupported("the consistency check")
+
+    def reindex(self, language: str | None = None, batch_pages: int = 2000, shards: int | None = None) -> int:
+        copied = reindex(self.root, language or self.language, batch_pages, shards=shards)
+        self._generation()
+        return copied
+
+
+# ---- reindex (``rebuild``) ------------------------------------------------------------
+
+def _writer_within(index: tantivy.Index, lock_timeout: float) -> tantivy.IndexWriter:
+    """Tantivy's writer (its lock), waiting up to ``lock_timeout`` for another's."""
+    deadline = time.monotonic() + lock_timeout
+    while True:
+        try:
+            return index.writer(heap_size=128_000_000, num_threads=1)
+        except ValueError as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                raise IndexBusy("another process is writing to the index; reindex when it is done") from None
+            time.sleep(0.1)
+
+
+@contextmanager
+def stored_source(root: Path, old_path: Path, lock_timeout: float) -> Iterator[tuple[Iterator[dict[str, Any]], int]]:
+    """The stored fields of every document of a Tantivy generation (and its shard
+    count, 1), under its writer lock."""
+    with store.storage_faults(root, "opening the index"):
+        index = open_tantivy(old_path)
+    lock = _writer_within(index, lock_timeout)
+    try:
+        searcher = index.searcher()
+        count = int(searcher.num_docs)
+        hits = searcher.search(tantivy.Query.all_query(), count).hits if count else []
+        yield (stored_of(searcher.doc(address)) for _, address in hits), 1
+    finally:
+        with contextlib.suppress(Exception):
+            lock.rollback()
+            lock.wait_merging_threads()
+
+
+def copy_into_new_generation(root: Path, records: Iterable[dict[str, Any]], language: str, batch_pages: int,
+                             shards: int) -> int:
+    """A new Tantivy generation holding ``records`` (stored fields), switched to
+    once whole; removed on any failure."""
+    new_path, _ = store.new_generation(root, language, shards, ENGINE)
+    copied = 0
+    try:
+        index = open_tantivy(new_path)
+        writer = index.writer(heap_size=128_000_000, num_threads=1)
+        try:
+            for stored in records:
+                writer.add_document(to_document(fields_from_stored(stored), language))
+                copied += 1
+                if copied % batch_pages == 0:
+                    writer.commit()
+            writer.commit()
+        finally:
+            writer.wait_merging_threads()
+    except BaseException:
+        store.remove_generation(root, new_path)
+        raise
+    store._tighten(root, new_path)
+    store.switch_to(root, new_path)
+    return copied

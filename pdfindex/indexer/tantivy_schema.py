@@ -1,0 +1,163 @@
+"""The Tantivy index's fields, drawn from the one schema (``schema.build_schema``),
+and a document's fields (``schema.doc_fields``, ``page_fields``) as a Tantivy document.
+
+Our analysis stays ours: a text field's terms come from ``PageTokenizer.terms``
+(folding, stems, CJK bigrams), exactly the terms Whoosh indexes, and reach Tantivy
+joined by single spaces through a whitespace tokenizer registered on every opened
+index, so a term's position is its index in that list, as in Whoosh. A term that
+itself holds ASCII whitespace (a compatibility ligature can fold into words with
+spaces) or is empty goes as a ``PreTokenizedString`` with the same positions.
+
+Tantivy stores what Whoosh stores: the stored fields of the one schema, as one JSON
+value (``stored``), so ``schema.doc_from_stored`` and ``fields_from_stored`` read
+both engines alike. Word pairs (``text_pairs``) are not indexed: they were Whoosh's
+way to make phrases of common words cheap, which Tantivy's phrase query is already.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import tantivy
+from whoosh.fields import BOOLEAN, ID, KEYWORD, NUMERIC, Schema
+
+from .analysis import PageTokenizer, PathsTokenizer
+from .errors import SearchIndexError
+from .schema import build_schema
+from .textfields import PageText, WordPairs
+
+#: The tokenizer of analysed fields: our terms, joined by spaces.
+TERMS_TOKENIZER = "pdfindex_terms"
+#: The field holding a document's stored fields (JSON).
+STORED_FIELD = "stored"
+_ASCII_SPACE = re.compile(r"[\t\n\v\f\r ]")
+
+
+class NotSupported(SearchIndexError):
+    """What the Tantivy engine cannot do yet (docs/engines.md): said, never answered wrong."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"not supported on the tantivy engine yet: {what}")
+
+
+@lru_cache(maxsize=8)
+def whoosh_schema(language: str) -> Schema:
+    """The one schema: fields, their analysis, what is stored (both engines)."""
+    return build_schema(language)
+
+
+#: How each field of the schema is indexed in Tantivy.
+TERMS, RAW, MULTI_RAW, INTEGER, FLOAT, BOOL, SKIPPED = "terms", "raw", "multi_raw", "int", "float", "bool", "skip"
+
+
+def kind_of(field: Any) -> str:
+    """The Tantivy kind of a field of the one schema."""
+    if isinstance(field, WordPairs) or not field.indexed:
+        return SKIPPED
+    if isinstance(field, PageText | KEYWORD):
+        return TERMS
+    if isinstance(field, ID):
+        return MULTI_RAW if isinstance(field.analyzer, PathsTokenizer) else RAW
+    if isinstance(field, NUMERIC):
+        return INTEGER if field.numtype is int else FLOAT
+    if isinstance(field, BOOLEAN):
+        return BOOL
+    raise NotSupported(f"a field of type {type(field).__name__}")
+
+
+@lru_cache(maxsize=8)
+def kinds(language: str) -> dict[str, str]:
+    return {name: kind_of(field) for name, field in whoosh_schema(language).items()}
+
+
+@lru_cache(maxsize=8)
+def tantivy_schema(language: str) -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    for name, kind in kinds(language).items():
+        if kind == TERMS:
+            builder.add_text_field(name, tokenizer_name=TERMS_TOKENIZER, index_option="position")
+        elif kind in (RAW, MULTI_RAW):
+            # the path is a sort key (``--sort path``): a fast column
+            builder.add_text_field(name, tokenizer_name="raw", index_option="basic", fast=name == "path")
+        elif kind == INTEGER:
+            builder.add_integer_field(name, indexed=True, fast=True)
+        elif kind == FLOAT:
+            builder.add_float_field(name, indexed=True, fast=True)
+        elif kind == BOOL:
+            builder.add_boolean_field(name, indexed=True)
+    builder.add_bytes_field(STORED_FIELD, stored=True)
+    return builder.build()
+
+
+def _registered(index: tantivy.Index) -> tantivy.Index:
+    index.register_tokenizer(TERMS_TOKENIZER, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
+    return index
+
+
+def create(path: Path, language: str) -> tantivy.Index:
+    """A new, empty Tantivy index in ``path`` (an empty generation directory)."""
+    return _registered(tantivy.Index(tantivy_schema(language), path=str(path), reuse=False))
+
+
+def open_tantivy(path: Path) -> tantivy.Index:
+    return _registered(tantivy.Index.open(str(path)))
+
+
+def to_document(fields: dict[str, Any], language: str) -> tantivy.Document:
+    """A Whoosh document's fields (``schema.doc_fields``, ``page_fields``) as a
+    Tantivy document, indexed as Whoosh indexes them and storing what it stores."""
+    schema, field_kinds = whoosh_schema(language), kinds(language)
+    doc = tantivy.Document()
+    stored: dict[str, Any] = {}
+    for name, value in fields.items():
+        if name.startswith("_") or value is None:
+            continue
+        field = schema[name]
+        if field.stored:
+            stored[name] = fields.get(f"_stored_{name}", value)
+        kind = field_kinds[name]
+        if kind == TERMS:
+            _add_terms(doc, name, field.analyzer, value)
+        elif kind == RAW:
+            doc.add_text(name, value)
+        elif kind == MULTI_RAW:
+            for item in [value] if isinstance(value, str) else value:
+                doc.add_text(name, item)
+        elif kind == INTEGER:
+            doc.add_integer(name, int(value))
+        elif kind == FLOAT:
+            doc.add_float(name, float(value))
+        elif kind == BOOL:
+            doc.add_boolean(name, bool(value))
+    doc.add_bytes(STORED_FIELD, json.dumps(stored, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    return doc
+
+
+def _add_terms(doc: tantivy.Document, name: str, analyzer: Any, value: str) -> None:
+    # the problem codes' field is a keyword field: Whoosh's own analyzer
+    terms = analyzer.terms(value) if isinstance(analyzer, PageTokenizer) else [t.text for t in analyzer(value)]
+    if "" not in terms and not _ASCII_SPACE.search("".join(terms)):
+        doc.add_text(name, " ".join(terms))
+        return
+    tokens = [tantivy.Token(term, position, 0, 0) for position, term in enumerate(terms)]
+    doc.add_pre_tokenized_text(name, tantivy.PreTokenizedString(value, tokens))
+
+
+def count(searcher: tantivy.Searcher, query: tantivy.Query) -> int:
+    """How many live documents match ``query`` (deleted ones are not counted)."""
+    return int(searcher.search(query, 1, count=True).count or 0)  # type: ignore[attr-defined]  # the stub omits it
+
+
+def matching(searcher: tantivy.Searcher, query: tantivy.Query) -> list[tantivy.DocAddress]:
+    """Every live document matching ``query``, best first."""
+    found = count(searcher, query)
+    return [address for _, address in searcher.search(query, found, count=False).hits] if found else []
+
+
+def stored_of(doc: tantivy.Document) -> dict[str, Any]:
+    """A document's stored fields, as Whoosh gives them."""
+    raw = doc.get_first(STORED_FIELD)
+    return dict(json.loads(bytes(raw).decode("utf-8", "surrogatepass"))) if raw is not None else {}

@@ -1,0 +1,174 @@
+"""Searching an index on Tantivy: our parser's query, Tantivy's matching and
+scoring, and our own folding, re-ranking, hits and highlights.
+
+What a user sees is built as on Whoosh (``search``): the query is read by our
+parser (the same errors), filters are required clauses that add nothing to a
+score, a metadata-only match is folded to one page per document (``folding``'s
+rule: the document's first such page), the best pages are re-ranked by the words
+as typed (``exact``), and a hit and its snippet are made by ``search``'s own
+functions. Highlights come from our analysis of the stored page text, through the
+same fragmenter, scorer and formatter as Whoosh's, so their code-point spans are
+the same on both engines; Tantivy's SnippetGenerator (byte offsets, its own
+tokens) is not used. Scores are Tantivy's BM25, not Whoosh's (docs/engines.md).
+"""
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from typing import Any, cast
+
+import tantivy
+from whoosh import highlight
+from whoosh.query import Every, NullQuery, Or, Query
+
+from pdfindex.contract.records import DocumentHits, Hit, SearchOptions, SearchResult
+
+from .errors import QueryError
+from .exact import RERANK_WINDOW, rerank, typed_forms
+from .folding import METADATA_FIELDS, _positive_leaves
+from .query import parse
+from .schema import RECORD_FIELDS
+from .search import _SNIPPET_CHARS, _hit, _MarkerFormatter, is_listing_query
+from .tantivy_query import filters, text_matcher, translate
+from .tantivy_schema import NotSupported, count, matching, stored_of, whoosh_schema
+
+_Occur = tantivy.Occur
+#: ``--sort``: the fast field and direction of each order but score.
+_ORDERS = {"date": ("date", tantivy.Order.Desc), "path": ("path", tantivy.Order.Asc)}
+
+
+def _searches_records(query: Query) -> bool:
+    """A query only about file-record fields (error:, status:) looks at records."""
+    fields = {fieldname for fieldname, _ in query.iter_all_terms()}
+    return bool(fields) and fields <= RECORD_FIELDS
+
+
+def _required(clauses: list[tantivy.Query]) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+    """Filters as clauses that must match and score nothing: a filter's own score
+    would shift every page's."""
+    return [(_Occur.Must, tantivy.Query.const_score_query(clause, 0.0)) for clause in clauses]
+
+
+class _StoredHit:
+    """A Tantivy match as ``search._hit`` reads a Whoosh hit: its stored fields,
+    its score and its highlights."""
+
+    def __init__(self, stored: dict[str, Any], score: float, marker: _Marker) -> None:
+        self._stored, self.score, self._marker = stored, score, marker
+
+    def fields(self) -> dict[str, Any]:
+        return self._stored
+
+    def highlights(self, field: str, top: int = 3) -> str:
+        return self._marker.marked(field, self._stored.get(field, ""), top)
+
+
+class _Marker:
+    """Whoosh's highlighting of a text (``Highlighter.highlight_hit`` when it
+    analyses the stored text again), with the query's terms matched by pattern."""
+
+    def __init__(self, query: Query, language: str) -> None:
+        self._query = query
+        self._schema = whoosh_schema(language)
+        self._patterns: dict[str, re.Pattern[str] | None] = {}
+        self._fragmenter = highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=40)
+        self._scorer = highlight.BasicFragmentScorer()
+        self._formatter = _MarkerFormatter()
+
+    def marked(self, field: str, text: str, top: int) -> str:
+        if field not in self._patterns:
+            self._patterns[field] = text_matcher(self._query, field)
+        pattern = self._patterns[field]
+        if pattern is None or not text:
+            return ""
+        tokens = self._schema[field].analyzer(text, positions=True, chars=True, mode="index", removestops=False)
+        merged = highlight.Highlighter._merge_matched_tokens(_matched(tokens, pattern))
+        fragments = highlight.top_fragments(self._fragmenter.fragment_tokens(text, merged), top, self._scorer,
+                                            highlight.FIRST, minscore=1)
+        return str(self._formatter.format(fragments))
+
+
+def _matched(tokens: Iterator[Any], pattern: re.Pattern[str]) -> Iterator[Any]:
+    for token in tokens:
+        token.matched = pattern.fullmatch(token.text) is not None
+        yield token
+
+
+def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Query,
+                 found: tantivy.Query) -> list[str]:
+    """The keys of the pages ``folding`` passes over: those matching only by a
+    metadata word, but for each document's first (its lowest page number)."""
+    leaves = [leaf for leaf in _positive_leaves(parsed) if leaf is not NullQuery]
+    metadata = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) in METADATA_FIELDS]
+    own = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) not in METADATA_FIELDS]
+    if not metadata or any(isinstance(leaf, Every) for leaf in own):
+        return []
+    clauses = [(_Occur.Must, found), (_Occur.Must, translate(schema, Or(metadata)))]
+    if own:
+        clauses.append((_Occur.MustNot, translate(schema, Or(own))))
+    only_metadata = tantivy.Query.boolean_query(clauses)
+    first: dict[str, tuple[int, str]] = {}
+    away: list[str] = []
+    for address in matching(searcher, only_metadata):
+        stored = stored_of(searcher.doc(address))
+        page, key = (stored.get("page", 0), f"{stored['doc_hash']}:{stored.get('page', 0)}")
+        kept = first.get(stored["doc_hash"])
+        if kept is None or page < kept[0]:
+            if kept is not None:
+                away.append(kept[1])
+            first[stored["doc_hash"]] = (page, key)
+        else:
+            away.append(key)
+    return away
+
+
+def run_search(index: tantivy.Index, language: str, text: str, options: SearchOptions) -> SearchResult:
+    """``search.run_search`` on Tantivy."""
+    started = time.perf_counter()
+    if is_listing_query(text, options):
+        raise NotSupported("listing pages without a query (* or filters alone)")
+    if options.sort != "score" and options.sort not in _ORDERS:
+        raise QueryError(f"unknown sort order {options.sort!r}; use one of: score, {', '.join(_ORDERS)}")
+    parsed = parse(whoosh_schema(language), text)
+    schema = index.schema
+    searcher = index.searcher()
+    records = _searches_records(parsed.query)
+    query = tantivy.Query.boolean_query([(_Occur.Must, translate(schema, parsed.query)),
+                                         *_required(filters(schema, options, records))])
+    away = [] if records else _folded_away(searcher, schema, parsed.query, query)
+    if away:
+        query = tantivy.Query.boolean_query([(_Occur.Must, query),
+                                             (_Occur.MustNot, tantivy.Query.term_set_query(schema, "key", away))])
+    forms = typed_forms(parsed.query, text, language) if options.sort == "score" else None
+    total = count(searcher, query)
+    wanted = total if options.by_document else options.offset + options.limit
+    if forms is not None:
+        wanted = max(wanted, RERANK_WINDOW)
+    order = _ORDERS.get(options.sort)
+    found = [] if not total or not wanted else (
+        searcher.search(query, wanted, count=False) if order is None
+        else searcher.search(query, wanted, count=False, order_by_field=order[0], order=order[1])).hits
+    stored = [stored_of(searcher.doc(address)) for _, address in found]
+    ranked = [(float(score) if order is None else 0.0, n) for n, (score, _) in enumerate(found)]
+    if forms is not None:
+        ranked = rerank(ranked, forms, lambda n: [stored[n].get("text", ""), stored[n].get("title", "")])
+    marker = _Marker(parsed.query, language)
+
+    def hit(n: int, snippet: bool, score: float) -> Hit:
+        return _hit(cast(Any, _StoredHit(stored[n], score, marker)), snippet, order is None)
+
+    hits: list[Hit] = []
+    groups: list[DocumentHits] = []
+    if options.by_document:
+        grouped: dict[str, list[tuple[float, int]]] = {}
+        for score, n in ranked:
+            grouped.setdefault(stored[n]["doc_hash"], []).append((score, n))
+        for pages in list(grouped.values())[options.offset:options.offset + options.limit]:
+            shown = [hit(n, options.highlight and i == 0, score) for i, (score, n) in enumerate(pages)]
+            groups.append(DocumentHits(shown[0].doc_hash, shown[0].path, shown[0].title, shown))
+        total = len(grouped)
+    else:
+        hits = [hit(n, options.highlight, score) for score, n in ranked[options.offset:options.offset + options.limit]]
+    return SearchResult(query=text, total=total, hits=hits, took=time.perf_counter() - started, groups=groups)
+
