@@ -1,0 +1,269 @@
+"""The same scenarios on both index engines (issue 24, item 1; docs/engines.md).
+
+Each test runs on a real index on disk, Whoosh's or Tantivy's, made the way users
+make one (``PageIndex(root, new_engine=...)``, or PDFINDEX_ENGINE); what a user
+sees must not depend on the engine: hits, totals, snippets and their code-point
+spans, filters, folding, deletions, replacements, reindexing between engines, the
+index's identity, one writer, private files. Where the Tantivy side cannot do a
+thing yet it must say so, never answer differently.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from pdfindex.cli.reindex_cmd import cmd_reindex
+from pdfindex.config import SettingsError, load
+from pdfindex.indexer import IndexBusy, PageIndex, SearchOptions, Status, reindex
+from pdfindex.indexer.store import UnknownEngine, stored_engine
+from pdfindex.indexer.tantivy_index import NotSupported, TantivyPageIndex
+from tests.index_helpers import page, record, sha
+
+ENGINES = ("whoosh", "tantivy")
+DAY = 86_400.0
+
+#: Pages of three files, with metadata, dates, a needs-OCR page and CJK text.
+LIBRARY = [
+    (record("report", "/docs/annual-report.pdf", [], title="Annual report", author="Ada Lovelace", mtime=10 * DAY),
+     [page(1, "The quick brown fox jumps over the lazy dog. Running runs."),
+      page(2, "Revenue grew; the fox ran across the river.", coverage=0.4),
+      page(3, "Nothing of note here.")]),
+    (record("culture", "/docs/free-culture.pdf", [], title="Free culture", author="Lawrence Lessig", mtime=20 * DAY),
+     [page(1, "A fox of the hills; free culture movement and the café résumé"),
+      page(2, "Scanned page", coverage=None, needs_ocr=True)]),
+    (record("cjk", "/other/中文.pdf", [], title="中文", mtime=30 * DAY),
+     [page(1, "PDF中文全文检索系统 und 検索エンジン"), page(2, "한국어 검색은 잘 된다")]),
+]
+
+#: Queries whose hits, snippets and spans must be the same on both engines.
+QUERIES = ["fox", '"brown fox"', "fox -lazy", "culture OR dog", "title:report", "report revenue", "检索", "全文检索",
+           "中", "cult*", "run", "cafe resume", "author:lessig fox", "검색", "f?x", "+fox river", "NOT fox"]
+
+
+def make(tmp_path: Path, engine: str, name: str = "ix") -> PageIndex:
+    index = PageIndex(tmp_path / name, new_engine=engine)
+    for doc, pages in LIBRARY:
+        index.add(doc, pages)
+    return index
+
+
+def shown(result: object) -> set[tuple[str, int, str, tuple[tuple[int, int], ...]]]:
+    """The hits as a user reads them, without the order (scores differ by engine)."""
+    return {(h.path, h.page, h.snippet, tuple((s.start, s.end) for s in h.spans)) for h in result.hits}  # type: ignore[attr-defined]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_the_engine_is_the_one_asked_for_and_stored(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    assert stored_engine(index.root) == engine
+    assert isinstance(PageIndex(index.root), TantivyPageIndex) is (engine == "tantivy")
+    meta = json.loads((index.path / "pdfindex.json").read_text())
+    assert meta["engine"] == engine
+
+
+def test_pdfindex_engine_chooses_the_engine_of_a_new_index(tmp_path: Path, engine: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PDFINDEX_ENGINE", engine)
+    assert load().engine == engine
+    PageIndex(tmp_path / "ix").add(*LIBRARY[0])
+    assert stored_engine(tmp_path / "ix") == engine
+    monkeypatch.setenv("PDFINDEX_ENGINE", "whoosh" if engine == "tantivy" else "tantivy")
+    assert type(PageIndex(tmp_path / "ix")).__name__ == ("TantivyPageIndex" if engine == "tantivy" else "PageIndex")
+
+
+def test_words_phrases_and_fields_find_the_same_pages(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    found = {q: {(h.path, h.page) for h in index.search(q, SearchOptions(limit=50)).hits}
+             for q in ("fox", '"brown fox"', '"fox brown"', "fox -lazy", "author:lovelace", "title:culture",
+                       "report revenue", "cafe")}
+    assert found["fox"] == {("/docs/annual-report.pdf", 1), ("/docs/annual-report.pdf", 2),
+                            ("/docs/free-culture.pdf", 1)}
+    assert found['"brown fox"'] == {("/docs/annual-report.pdf", 1)}
+    assert found['"fox brown"'] == set()
+    assert found["fox -lazy"] == {("/docs/annual-report.pdf", 2), ("/docs/free-culture.pdf", 1)}
+    # a metadata word alone: one page per document (indexer/folding.py)
+    assert found["author:lovelace"] == {("/docs/annual-report.pdf", 1)}
+    assert found["title:culture"] == {("/docs/free-culture.pdf", 1)}
+    # a title word and a page's own word: the page with its own word
+    assert found["report revenue"] == {("/docs/annual-report.pdf", 2)}
+    assert found["cafe"] == {("/docs/free-culture.pdf", 1)}
+
+
+def test_filters_and_sorting(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+
+    def pages(query: str, **options: object) -> list[tuple[str, int]]:
+        return [(h.path, h.page) for h in index.search(query, SearchOptions(limit=50, **options)).hits]  # type: ignore[arg-type]
+
+    assert set(pages("fox", path_glob="/docs/free-*")) == {("/docs/free-culture.pdf", 1)}
+    assert set(pages("fox", min_coverage=0.5)) == {("/docs/annual-report.pdf", 1), ("/docs/free-culture.pdf", 1)}
+    assert set(pages("scanned", needs_ocr=True)) == {("/docs/free-culture.pdf", 2)}
+    assert pages("scanned", needs_ocr=False) == []
+    assert set(pages("fox", since=15 * DAY)) == {("/docs/free-culture.pdf", 1)}
+    assert set(pages("fox", until=15 * DAY)) == {("/docs/annual-report.pdf", 1), ("/docs/annual-report.pdf", 2)}
+    assert pages("fox", sort="date")[0] == ("/docs/free-culture.pdf", 1)
+    assert [p for p, _ in pages("fox", sort="path")] == sorted(p for p, _ in pages("fox", sort="path"))
+    result = index.search("fox", SearchOptions(limit=1, by_document=True))
+    assert result.total == 2 and len(result.groups) == 1
+
+
+def test_hits_snippets_and_spans_are_the_same_on_both_engines(tmp_path: Path) -> None:
+    whoosh, tantivy = make(tmp_path, "whoosh", "w"), make(tmp_path, "tantivy", "t")
+    marked = 0
+    for query in QUERIES:
+        on_whoosh, on_tantivy = whoosh.search(query), tantivy.search(query)
+        assert shown(on_tantivy) == shown(on_whoosh), query
+        assert on_tantivy.total == on_whoosh.total, query
+        marked += sum(bool(h.spans) for h in on_whoosh.hits)
+    assert marked >= 15  # the comparison covers highlighted snippets, not only empty ones
+
+
+def test_cjk_bigrams(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    for query in ("检索", "全文检索", '"文全"', "中", "検索", "검색"):
+        hits = index.search(query).hits
+        assert hits and hits[0].path == "/other/中文.pdf", query
+        text = index.page_texts(sha("cjk"))[hits[0].page]
+        snippet_text = hits[0].snippet
+        assert all(snippet_text[s.start:s.end] in text for s in hits[0].spans)
+    assert index.search("文检").total == 1 and index.search("系统检").total == 0
+
+
+def test_records_search_and_stats(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    index.add(record("broken", "/docs/broken.pdf", [], status=Status.FAILED, error="cannot open: damaged xref"), [])
+    failed = index.search("status:failed")
+    assert [h.path for h in failed.hits] == ["/docs/broken.pdf"]
+    assert index.search("error:xref").total == 1
+    stats = index.stats()
+    assert (stats.documents, stats.pages, stats.by_status) == (4, 7, {"indexed": 3, "failed": 1})
+    assert index.document(sha("broken")).status == Status.FAILED  # type: ignore[union-attr]
+    assert {d.path for d in index.documents(Status.INDEXED)} == {doc.path for doc, _ in LIBRARY}
+
+
+def test_delete_and_re_add(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    assert index.delete_document(sha("report"))
+    assert not index.delete_document(sha("report"))
+    assert index.search("fox").total == 1
+    assert index.document(sha("report")) is None
+    # the same content again replaces its pages
+    doc, _ = LIBRARY[1]
+    index.add(doc, [page(1, "A single new page about badgers")])
+    assert index.search("fox").total == 0
+    assert index.page_texts(doc.doc_hash) == {1: "A single new page about badgers"}
+    # a changed file (new content at the same path) replaces the old content
+    index.add(record("culture v2", doc.path, [page(1, "otters")]), [page(1, "otters")])
+    assert index.search("badgers").total == 0 and index.search("otters").total == 1
+    assert index.document(doc.doc_hash) is None
+    assert index.stats().documents == 2
+
+
+def test_copies_keep_their_paths(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    doc, _ = LIBRARY[0]
+    with index.writer() as writer:
+        writer.add_path(doc.doc_hash, "/copies/report.pdf")
+    assert index.document(doc.doc_hash).all_paths == [doc.path, "/copies/report.pdf"]  # type: ignore[union-attr]
+    hits = index.search("brown", SearchOptions(path_glob="/copies/*")).hits
+    assert [h.page for h in hits] == [1]
+    with index.writer() as writer:
+        writer.remove_path(doc.doc_hash, doc.path)
+    assert index.document(doc.doc_hash).all_paths == ["/copies/report.pdf"]  # type: ignore[union-attr]
+    with index.writer() as writer:
+        writer.release("/copies/report.pdf")
+    assert index.document(doc.doc_hash) is None and index.search("brown").total == 0
+
+
+@pytest.mark.parametrize(("start", "target"), [("whoosh", "tantivy"), ("tantivy", "whoosh")])
+def test_reindex_between_engines_keeps_the_pages(tmp_path: Path, start: str, target: str) -> None:
+    index = make(tmp_path, start)
+    identity = index.identity()
+    before = {q: shown(index.search(q)) for q in QUERIES}
+    copied = reindex(index.root, engine=target)
+    assert copied == 3 + 7 and stored_engine(index.root) == target
+    again = PageIndex(index.root)
+    assert isinstance(again, TantivyPageIndex) is (target == "tantivy")
+    assert {q: shown(again.search(q)) for q in QUERIES} == before
+    assert again.identity() == identity
+    assert len(list(index.root.glob("gen-*"))) == 1
+    # back through the command, which keeps the language
+    args = argparse.Namespace(index=index.root, language=None, shards=None, engine=start)
+    assert cmd_reindex(args) == 0
+    assert stored_engine(index.root) == start
+    assert {q: shown(PageIndex(index.root).search(q)) for q in QUERIES} == before
+
+
+def test_an_unknown_engine_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(UnknownEngine, match="unknown index engine 'lucene'; the engines are whoosh, tantivy"):
+        PageIndex(tmp_path / "new", new_engine="lucene")
+    monkeypatch.setenv("PDFINDEX_ENGINE", "lucene")
+    with pytest.raises(SettingsError, match="PDFINDEX_ENGINE"):
+        load()
+    index = make(tmp_path, "tantivy")
+    meta_path = index.path / "pdfindex.json"
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "engine": "lucene"}))
+    with pytest.raises(UnknownEngine, match="made with the engine 'lucene', which this version of pdfindex does not"):
+        PageIndex(index.root)
+    with pytest.raises(UnknownEngine):
+        reindex(index.root)
+
+
+def test_one_writer_at_a_time(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    with index.writer() as first:
+        first.delete(sha("cjk"))
+        with pytest.raises(IndexBusy), PageIndex(index.root).writer(lock_timeout=0.2) as second:
+            second.delete(sha("report"))
+    assert index.search("fox").total == 3 and index.search("检索").total == 0
+
+
+def test_a_failed_batch_leaves_nothing(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    with pytest.raises(RuntimeError), index.writer() as writer:
+        writer.delete(sha("report"))
+        writer.add(record("new", "/docs/new.pdf", [page(1, "zebras")]), [page(1, "zebras")])
+        raise RuntimeError("stop")
+    assert index.search("zebras").total == 0 and index.search("brown").total == 1
+    with index.writer() as writer:  # and the lock is free
+        writer.delete(sha("report"))
+    assert index.search("brown").total == 0
+
+
+def test_the_files_are_private(tmp_path: Path, engine: str) -> None:
+    old = os.umask(0o002)
+    try:
+        index = make(tmp_path, engine)
+    finally:
+        os.umask(old)
+    loose = [p for p in index.path.rglob("*") if stat.S_IMODE(p.stat().st_mode) & 0o077]
+    assert loose == []
+    PageIndex(index.root).search("fox")  # the trust checks pass
+
+
+def test_what_tantivy_cannot_do_yet_it_says(tmp_path: Path) -> None:
+    whoosh, tantivy = make(tmp_path, "whoosh", "w"), make(tmp_path, "tantivy", "t")
+    for query in ("fox~", "[a TO c]"):
+        assert whoosh.search(query).total >= 0
+        with pytest.raises(NotSupported, match="not supported on the tantivy engine yet: "):
+            tantivy.search(query)
+    with pytest.raises(NotSupported, match="listing pages without a query"):
+        tantivy.search("*")
+    with pytest.raises(NotSupported, match="listing documents"):
+        tantivy.list_documents()
+    with pytest.raises(NotSupported, match="the consistency check"):
+        tantivy.check()
+    with pytest.raises(NotSupported, match="the words to mark"):
+        tantivy.terms_to_mark("fox")
+    with pytest.raises(NotSupported, match="sharded indexes"):
+        PageIndex(tmp_path / "sharded", new_engine="tantivy", new_shards=2)
