@@ -112,6 +112,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import math
 import os
 import platform
@@ -818,6 +819,7 @@ class Latency:
     samples_ms: list[float] = field(default_factory=list)
     matches: list[int] = field(default_factory=list)
     partial: int = 0
+    cpu_seconds: float = 0.0  # this process's, over the timed queries: what other load on the machine cannot add to
 
     def percentile(self, p: float) -> float:
         """Nearest-rank percentile."""
@@ -842,11 +844,13 @@ def measure_pdfindex(index: PageIndex, classes: Sequence[QueryClass]) -> Measure
         for highlight in (False, True):
             pdfindex_search(index, qc.queries[0].whoosh, highlight)  # warm-up
             lat = Latency()
+            cpu = time.process_time()
             for q in qc.queries[1:]:
                 seconds, total, partial = pdfindex_search(index, q.whoosh, highlight)
                 lat.samples_ms.append(seconds * 1000)
                 lat.matches.append(total)
                 lat.partial += partial
+            lat.cpu_seconds = time.process_time() - cpu
             out[qc.key, highlight] = lat
     return out
 
@@ -941,6 +945,12 @@ def build_rows(corpus: Corpus, ours: IndexReport, ours_m: Measurements, fts: Ind
             tantivy=f"{tv.size_bytes / 1e6:.1f}" if tv else "n/a",
             ratio=_times(ours.size_bytes, tv.size_bytes) if tv else ""),
     ]
+    return rows + query_rows(corpus, ours_m, fts_m, classes, tv_m)
+
+
+def query_rows(corpus: Corpus, ours_m: Measurements, fts_m: Measurements | None, classes: Sequence[QueryClass],
+               tv_m: Measurements | None = None) -> list[Row]:
+    rows = []
     for qc in classes:
         off, on = (qc.key, False), (qc.key, True)
         target_off = target_on = verdict_off = verdict_on = ""
@@ -992,7 +1002,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="build the indexes in DIR (new or empty) and keep them: DIR/pdfindex, DIR/fts5.sqlite3, "
                              "DIR/tantivy")
+    parser.add_argument("--reuse", type=Path, metavar="DIR",
+                        help="query the pdfindex index kept in DIR by --keep (built with the same --pages and --seed) "
+                             "instead of building any index: pdfindex's query rows only, FTS5 and Tantivy left out")
+    parser.add_argument("--hits", type=Path, metavar="FILE",
+                        help="with --reuse: also write every query's top 10 with highlights (and some prefix, OR "
+                             "and NOT variants) as JSON lines to FILE, to compare two versions of the code")
     args = parser.parse_args(argv)
+    if args.hits is not None and args.reuse is None:
+        parser.error("--hits needs --reuse")
+    if args.reuse is not None and (args.keep is not None or not (args.reuse / "pdfindex").is_dir()):
+        parser.error(f"--reuse {args.reuse}: no DIR/pdfindex kept there (and --keep cannot go with it)")
     if args.pages < 1 or args.batch < 1 or args.reps < 1 or not 1 <= args.shards <= config.MAX_SHARDS:
         parser.error(f"--pages, --batch and --reps must be at least 1, --shards from 1 to {config.MAX_SHARDS}")
     if args.keep is not None and args.keep.exists() and any(args.keep.iterdir()):
@@ -1116,8 +1136,62 @@ def run(args: argparse.Namespace, workdir: Path) -> int:
     return 0
 
 
+def hit_variants(classes: Sequence[QueryClass]) -> list[str]:
+    """The queries whose hits ``--hits`` writes: every query of every class, and from
+    them prefixes, ORs and NOTs (expanded terms and terms only some hits hold)."""
+    queries = [q.whoosh for qc in classes for q in qc.queries]
+    by_key = {qc.key: [q.whoosh for q in qc.queries] for qc in classes}
+    queries += [f"{word[:4]}*" for word in by_key["rare"] + by_key["common"] if len(word) > 4]
+    queries += [f"{a} OR {b}" for a, b in pairwise(by_key["rare"])]
+    queries += [pair.replace(" ", " OR ") for pair in by_key["and"]]
+    queries += [f"{pair.split()[0]} -{pair.split()[1]}" for pair in by_key["and"]]
+    queries += [f"{cjk} {word}" for cjk, word in zip(by_key["cjk"], by_key["common"], strict=False)]
+    return list(dict.fromkeys(queries))
+
+
+def write_hits(index: PageIndex, queries: Sequence[str], path: Path) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for query in queries:
+            result = index.search(query, SearchOptions(limit=LIMIT, highlight=True))
+            hits = [[h.path, h.page, h.snippet, [[span.start, span.end] for span in h.spans]] for h in result.hits]
+            out.write(json.dumps({"query": query, "total": result.total, "hits": hits}, ensure_ascii=False) + "\n")
+
+
+def run_reused(args: argparse.Namespace) -> int:
+    """``--reuse``: the query classes on a kept index, as ``run`` measures them."""
+    say = print
+    say(f"python {platform.python_version()}, {os.cpu_count()} CPUs; code at {code_revision()} "
+        f"(pdfindex from {Path(sys.modules[PageIndex.__module__].__file__ or '?').parents[2]}); "
+        f"load average {load_average()}")
+    corpus = generate_corpus(args.pages, args.seed)
+    classes = choose_queries(corpus, args.reps)
+    index = PageIndex(args.reuse / "pdfindex", None, create=False)
+    pages = index.stats().pages
+    if pages != corpus.pages:
+        raise SystemExit(f"--reuse {args.reuse}: the index holds {pages} pages, the corpus of --pages {args.pages} "
+                         f"--seed {args.seed} {corpus.pages}")
+    say(f"querying the kept pdfindex index in {args.reuse} ({pages} pages) ...")
+    started = time.perf_counter()
+    ours_m = measure_pdfindex(index, classes)
+    say(f"{args.reps} different queries per class and mode after one warm-up query; top {LIMIT}; "
+        f"{time.perf_counter() - started:.1f} s\n")
+    rows = query_rows(corpus, ours_m, None, classes)
+    say(format_table(rows))
+    say("\nCPU per query, mean ms (highlights off / on): " + "; ".join(
+        f"{qc.key} {ours_m[qc.key, False].cpu_seconds * 1000 / args.reps:.1f} / "
+        f"{ours_m[qc.key, True].cpu_seconds * 1000 / args.reps:.1f}" for qc in classes))
+    if args.hits is not None:
+        queries = hit_variants(classes)
+        write_hits(index, queries, args.hits)
+        say(f"hits of {len(queries)} queries written to {args.hits}")
+    say(f"load average at the end: {load_average()}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.reuse is not None:
+        return run_reused(args)
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
         return run(args, args.keep)

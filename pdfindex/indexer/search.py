@@ -27,6 +27,7 @@ from .phrase import PAIR_FIELDS, AdjacentPhrase
 from .query import bound_expansions, parse, suggest
 from .listing import list_page_groups, list_pages
 from .schema import KIND_DOC, KIND_PAGE, RECORD_FIELDS, date_term, path_term, problems_of
+from .snippets import PositionHighlighter
 
 # Markers the formatter puts around matched terms; control characters that page
 # text never contains (extraction drops C0 controls).
@@ -232,8 +233,13 @@ def _stored_text(searcher: Searcher) -> Any:
 def _prepare(results: Any, searcher: Searcher, forms: TypedForms | None) -> None:
     if forms is not None:
         results.top_n = rerank(results.top_n, forms, _stored_text(searcher))
-    results.fragmenter = highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=40)
-    results.formatter = _MarkerFormatter()
+
+
+def _highlight(results: Any, shown: list[WhooshHit]) -> None:
+    """Highlights of the hits ``shown`` from their terms' positions (snippets.py)."""
+    results.highlighter = PositionHighlighter(
+        [hit.docnum for hit in shown], fragmenter=highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=40),
+        formatter=_MarkerFormatter())
 
 
 def is_listing_query(text: str, options: SearchOptions) -> bool:
@@ -323,6 +329,7 @@ def run_search(searcher: Searcher, text: str, options: SearchOptions) -> SearchR
         for whoosh_hit in results:  # score order: each document's best page first
             grouped.setdefault(whoosh_hit["doc_hash"], []).append(whoosh_hit)
         shown = list(grouped.values())[options.offset:options.offset + options.limit]
+        _highlight(results, [pages[0] for pages in shown])
         groups = []
         for pages in shown:
             hits = [_hit(h, highlight and i == 0, scored) for i, h in enumerate(pages)]
@@ -336,7 +343,9 @@ def run_search(searcher: Searcher, text: str, options: SearchOptions) -> SearchR
         # Past the deadline, no more work: highlighting costs a walk over every
         # expanded term for each hit (0.3 s for a 1,000-term range on 10 hits).
         highlight = options.highlight and not (partial or expansion.expired)
-        hits = [_hit(h, highlight, scored) for h in results[options.offset:options.offset + options.limit]]
+        shown_hits = results[options.offset:options.offset + options.limit]
+        _highlight(results, shown_hits)
+        hits = [_hit(h, highlight, scored) for h in shown_hits]
         total, lower_bound = _total(results, partial, options.exact_count)
         groups = []
     notes = list(expansion.notes)

@@ -1,0 +1,94 @@
+"""Highlights from the postings' positions (indexer/snippets.py): the same marks
+and fragments as Whoosh's own highlighter, which analyses each page again, and no
+analysis of the page text to get them."""
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from types import FrameType
+from typing import Any
+
+import pytest
+from whoosh import highlight
+
+from pdfindex.indexer import PageIndex, SearchOptions
+from pdfindex.indexer.analysis import PageTokenizer
+from pdfindex.indexer.query import bound_expansions, parse
+from pdfindex.indexer.search import _MarkerFormatter
+from pdfindex.indexer.snippets import PositionHighlighter
+from tests.index_helpers import page, record
+
+# Pages with what the tokenizer treats specially: trailing apostrophes and dots,
+# numbers with separators, accents and ligatures folded, stems, CJK runs (with a
+# wrapped line and a lone character), and a page long enough for several fragments.
+PAGES = [
+    "The runner's runs were running late. U.S.A. totals 1,485.1 and résumé ﬁles; Running again.",
+    "检索系统\n全文检索 and 中 stands alone; 系统的检索 then run.",
+    " ".join(f"filler{i} word" if i % 37 else "the running ledger's entry" for i in range(400)),
+    "Café society: cafe, CAFÉ and caffè; the ledger. Runs, ran, runner.",
+]
+QUERIES = ["running", "ledger", "cafe", "检索", "系统", "中", '"running late"', "run*", "runner OR ledger",
+           "1,485.1", "résumé", "files", "the ledger", "ledger -cafe"]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageIndex]:
+    root = tmp_path_factory.mktemp("snippets") / "index"
+    ix = PageIndex(root, "en")
+    # A commit per document: several segments, so hits carry segment offsets; the
+    # first document again, so a segment holds a deleted page.
+    for n, text in enumerate(PAGES):
+        ix.add(record(f"doc{n}", f"/docs/{n}.pdf", [page(1, text)]), [page(1, text)])
+    ix.add(record("doc0", "/docs/0.pdf", [page(1, PAGES[0])]), [page(1, PAGES[0])])
+    yield ix
+    ix.close()
+
+
+def _whoosh_and_ours(ix: PageIndex, text: str) -> Iterator[tuple[str, str]]:
+    searcher = ix._searcher()
+    query, _ = bound_expansions(searcher, parse(searcher, text).query, float("inf"))
+    results = searcher.search(query, limit=10)
+    assert len(results), text
+    docnums = [hit.docnum for hit in results]
+
+    def highlighter(cls: Any, *args: Any) -> Any:
+        return cls(*args, fragmenter=highlight.ContextFragmenter(maxchars=160, surround=40),
+                   formatter=_MarkerFormatter())
+
+    theirs, ours = highlighter(highlight.Highlighter), highlighter(PositionHighlighter, docnums)
+    for hit in results:
+        yield (theirs.highlight_hit(hit, "text", top=2), ours.highlight_hit(hit, "text", top=2))
+
+
+@pytest.mark.parametrize("text", QUERIES)
+def test_marks_and_fragments_are_whooshs(index: PageIndex, text: str) -> None:
+    pairs = list(_whoosh_and_ours(index, text))
+    assert any("\x02" in theirs for theirs, _ in pairs), text  # the query marks something
+    for theirs, ours in pairs:
+        assert ours == theirs
+
+
+def _analyses(ix: PageIndex, text: str, highlight_on: bool) -> int:
+    """How many times the tokenizer was entered while ``ix`` searched ``text``."""
+    calls = 0
+    code = PageTokenizer._pieces.__code__
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        nonlocal calls
+        if event == "call" and frame.f_code is code:
+            calls += 1
+
+    sys.setprofile(profile)
+    try:
+        result = ix.search(text, SearchOptions(limit=10, highlight=highlight_on))
+    finally:
+        sys.setprofile(None)
+    assert result.hits and all(bool(h.spans) == highlight_on for h in result.hits)
+    return calls
+
+
+@pytest.mark.parametrize("text", ["ledger", "检索", "run*"])
+def test_highlights_do_not_analyse_the_page_text(index: PageIndex, text: str) -> None:
+    _analyses(index, text, True)  # the searcher opened and the query's first parse done
+    assert _analyses(index, text, True) == _analyses(index, text, False)
+
