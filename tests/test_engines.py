@@ -83,12 +83,13 @@ def test_pdfindex_engine_chooses_the_engine_of_a_new_index(tmp_path: Path, engin
 def test_words_phrases_and_fields_find_the_same_pages(tmp_path: Path, engine: str) -> None:
     index = make(tmp_path, engine)
     found = {q: {(h.path, h.page) for h in index.search(q, SearchOptions(limit=50)).hits}
-             for q in ("fox", '"brown fox"', '"fox brown"', "fox -lazy", "author:lovelace", "title:culture",
+             for q in ("fox", '"brown fox"', '"fox brown"', '"quick fox"', '"quick fox"~2', "fox -lazy", "author:lovelace", "title:culture",
                        "report revenue", "cafe")}
     assert found["fox"] == {("/docs/annual-report.pdf", 1), ("/docs/annual-report.pdf", 2),
                             ("/docs/free-culture.pdf", 1)}
     assert found['"brown fox"'] == {("/docs/annual-report.pdf", 1)}
-    assert found['"fox brown"'] == set()
+    assert found['"fox brown"'] == found['"quick fox"'] == set()
+    assert found['"quick fox"~2'] == {("/docs/annual-report.pdf", 1)}  # one word between
     assert found["fox -lazy"] == {("/docs/annual-report.pdf", 2), ("/docs/free-culture.pdf", 1)}
     # a metadata word alone: one page per document (indexer/folding.py)
     assert found["author:lovelace"] == {("/docs/annual-report.pdf", 1)}
