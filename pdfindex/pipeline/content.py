@@ -109,24 +109,41 @@ def _end_of_inline_image(buf: bytes, start: int, attrs: dict[str, object], limit
     return len(buf)
 
 
+# The byte patterns of tokens, each written once: the tokenizer and the whole-array
+# patterns below are made of them, so both read the same values.
+_WS = rb"[\x00\t\n\f\r ]"
+_REGULAR = rb"[^\x00\t\n\f\r ()<>\[\]{}/%]"  # a byte of a name, number or keyword
+_NUMBER = rb"[+-]?(?:\d+\.?\d*|\.\d+)"  # followed by a delimiter: "12abc" is a keyword
+_STRING = rb"[^()\\]*+(?:\\.[^()\\]*+)*+"  # inside a string without parentheses inside
+_HEX = rb"[0-9A-Fa-f\x00\t\n\f\r ]*"
+_DELIMITED = rb"(?!" + _REGULAR + rb")"
+
 # One token per match, leading whitespace skipped; the group that matched names the
 # token (``m.lastgroup``). A keyword is an operator or true/false/null. Every repeat
 # is of a single byte class or possessive: no backtracking records.
 _TOKEN = re.compile(
-    rb"[\x00\t\n\f\r ]*+(?:"
-    rb"(?P<number>[+-]?(?:\d+\.?\d*|\.\d+))(?![^\x00\t\n\f\r ()<>\[\]{}/%])"
-    rb"|/(?P<name>[^\x00\t\n\f\r ()<>\[\]{}/%]*)"
-    rb"|\((?P<string>[^()\\]*+(?:\\.[^()\\]*+)*+)\)"  # a string without parentheses inside
+    _WS + rb"*+(?:"
+    rb"(?P<number>" + _NUMBER + rb")" + _DELIMITED +
+    rb"|/(?P<name>" + _REGULAR + rb"*)"
+    rb"|\((?P<string>" + _STRING + rb")\)"  # a string without parentheses inside
     rb"|(?P<nested>\()"  # the start of a string with them
-    rb"|<(?P<hex>[0-9A-Fa-f\x00\t\n\f\r ]*)>"
+    rb"|<(?P<hex>" + _HEX + rb")>"
     rb"|(?P<open><<|\[)"
     rb"|(?P<close>>>|\])"
     rb"|(?P<brace>[{}])"
     rb"|(?P<comment>%[^\r\n]*)"
-    rb"|(?P<keyword>[^\x00\t\n\f\r ()<>\[\]{}/%]+)"
+    rb"|(?P<keyword>" + _REGULAR + rb"+)"
     rb"|(?P<stray>[^\x00\t\n\f\r ]))",
     re.S,
 )
+# A whole array of strings without parentheses inside, hex strings and numbers, the
+# operand of nearly every TJ: read with one match and one findall instead of a turn
+# of ``operations``' loop per item (a TeX line is a few dozen kerned pieces). Anything
+# else in an array (a name, a nested string, a comment, a stray byte) fails the match
+# and the array is read token by token.
+_SIMPLE_ARRAY = re.compile(rb"\[(?:" + _WS + rb"*+(?:\(" + _STRING + rb"\)|<" + _HEX + rb">|" + _NUMBER + _DELIMITED
+                           + rb"))*+" + _WS + rb"*+\]", re.S)
+_ARRAY_ITEMS = re.compile(rb"(\()(" + _STRING + rb")\)|<(" + _HEX + rb")>|(" + _NUMBER + rb")", re.S)
 _ESCAPE = re.compile(rb"\\(?:([0-7]{1,3})|(\r\n|[\r\n])|(.))", re.S)
 _ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
 _NAME_HEX = re.compile(rb"#([0-9A-Fa-f]{2})")
@@ -284,6 +301,8 @@ def operations(data: bytes, problems: list[str], params: Params = DEFAULT_PARAMS
                 index += 1
                 operands = []
                 continue
+        elif kind == "open" and not nesting and (simple := _simple_array(data, m.start("open"), params)):
+            value, pos = simple
         else:
             value, pos = _other(m, data, nesting, params, report)
             if value is _NOTHING:
@@ -301,6 +320,27 @@ def operations(data: bytes, problems: list[str], params: Params = DEFAULT_PARAMS
                 del operands[:max_items // 2]
             operands.append(value)
             index += 1
+
+
+def _simple_array(data: bytes, at: int, params: Params) -> tuple[list[object], int] | None:
+    """The array opening at ``at`` and the offset after it, when it holds only strings
+    without parentheses inside, hex strings and numbers and is within the string and
+    item caps (so nothing in it is cut or reported); else None."""
+    m = _SIMPLE_ARRAY.match(data, at)
+    if m is None or m.end() - at > params.max_string_bytes:
+        return None
+    items: list[object] = []
+    append = items.append
+    for paren, string, digits, number in _ARRAY_ITEMS.findall(data, at + 1, m.end() - 1):
+        if paren:
+            append(_ESCAPE.sub(_unescape, string) if b"\\" in string else string)
+        elif number:
+            append(float(number) if b"." in number else int(number))
+        else:
+            append(hex_bytes(digits))
+    if len(items) > params.max_array_items:
+        return None
+    return items, m.end()
 
 
 def _literal(raw: bytes, at: int, max_string: int, report: _Report) -> bytes:
