@@ -106,7 +106,7 @@ Usage, from the project root, through the installed package (or as ``python -m
 bench.search_speed``)::
 
     .venv/bin/python bench/search_speed.py [--pages 50000] [--shards K] [--batch N] [--reps 40] [--no-fts5]
-        [--no-tantivy] [--keep DIR]
+        [--no-tantivy] [--keep DIR] [--engine whoosh|tantivy]
 """
 from __future__ import annotations
 
@@ -135,6 +135,7 @@ from typing import Any
 from pdfindex import config
 from pdfindex.indexer import DocumentRecord, PageIndex, PageRecord, SearchOptions, Status
 from pdfindex.indexer.analysis import stemmer
+from pdfindex.indexer.store import stored_engine
 
 try:  # the dev extra's; without it the Tantivy columns are n/a
     import tantivy
@@ -551,10 +552,10 @@ class IndexReport:
 
 
 def build_pdfindex(corpus: Corpus, root: Path, language: str, batch_pages: int,
-                   shards: int = 1) -> tuple[PageIndex, IndexReport]:
+                   shards: int = 1, engine: str = "whoosh") -> tuple[PageIndex, IndexReport]:
     """Index the corpus through the index's writer (one PageWriter, or a process per
     shard, as an embedded ingest writes); returns the index and its report."""
-    index = PageIndex(root, language, new_shards=shards)
+    index = PageIndex(root, language, new_shards=shards, new_engine=engine)
     started, cpu = time.perf_counter(), _cpu_seconds()
     longest = 0.0
     with index.writer(batch_pages=batch_pages, processes=True) as writer:
@@ -975,8 +976,8 @@ def query_rows(corpus: Corpus, ours_m: Measurements, fts_m: Measurements | None,
     return rows
 
 
-def format_table(rows: Sequence[Row]) -> str:
-    header = ("metric", "pdfindex (Whoosh)", "SQLite FTS5", "raw Tantivy", "× pdfindex / Tantivy", "target",
+def format_table(rows: Sequence[Row], engine: str = "whoosh") -> str:
+    header = ("metric", f"pdfindex ({engine})", "SQLite FTS5", "raw Tantivy", "× pdfindex / Tantivy", "target",
               "pdfindex")
     lines = [f"| {' | '.join(header)} |", f"|{'|'.join('---' for _ in header)}|"]
     lines += [f"| {r.metric} | {r.ours} | {r.fts5} | {r.tantivy} | {r.ratio} | {r.target} | {r.verdict} |"
@@ -993,6 +994,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--batch", type=int, default=settings.batch_pages,
                         help=f"pages per commit (default PDFINDEX_BATCH_PAGES or {settings.batch_pages})")
     parser.add_argument("--shards", type=int, default=1, help="shards of the pdfindex index (default 1)")
+    parser.add_argument("--engine", choices=config.ENGINES, default=settings.engine,
+                        help=f"engine of the pdfindex index (default PDFINDEX_ENGINE or {settings.engine})")
     parser.add_argument("--no-fts5", action="store_true", help="leave SQLite FTS5 out")
     parser.add_argument("--no-tantivy", action="store_true", help="leave raw Tantivy out")
     parser.add_argument("--reps", type=int, default=DEFAULT_REPS,
@@ -1060,7 +1063,7 @@ def run(args: argparse.Namespace, workdir: Path) -> int:
     writers = "one writer in this process" if args.shards == 1 else "a writer process per shard"
     say(f"\nindexing with pdfindex: {args.shards} shard(s), {writers}, batch_pages={args.batch} "
         f"per shard, language={args.language!r} ...")
-    index, ours = build_pdfindex(corpus, workdir / "pdfindex", args.language, args.batch, args.shards)
+    index, ours = build_pdfindex(corpus, workdir / "pdfindex", args.language, args.batch, args.shards, args.engine)
     say(f"  {ours.pages} pages in {ours.seconds:.1f} s = {ours.pages_per_second:.0f} pages/s, "
         f"{ours.size_bytes / 1e6:.1f} MB")
     say("querying pdfindex ...")
@@ -1106,7 +1109,7 @@ def run(args: argparse.Namespace, workdir: Path) -> int:
     say(f"\n{args.reps} different queries per class and mode after one warm-up query; top {LIMIT}; "
         f"{corpus.pages} pages\n")
     rows = build_rows(corpus, ours, ours_m, fts_report, fts_m, classes, tv_report, tv_m)
-    say(format_table(rows))
+    say(format_table(rows, args.engine))
     say("")
     partial = sum(lat.partial for lat in ours_m.values())
     if partial:
@@ -1176,7 +1179,7 @@ def run_reused(args: argparse.Namespace) -> int:
     say(f"{args.reps} different queries per class and mode after one warm-up query; top {LIMIT}; "
         f"{time.perf_counter() - started:.1f} s\n")
     rows = query_rows(corpus, ours_m, None, classes)
-    say(format_table(rows))
+    say(format_table(rows, stored_engine(args.reuse / "pdfindex") or "whoosh"))
     say("\nCPU per query, mean ms (highlights off / on): " + "; ".join(
         f"{qc.key} {ours_m[qc.key, False].cpu_seconds * 1000 / args.reps:.1f} / "
         f"{ours_m[qc.key, True].cpu_seconds * 1000 / args.reps:.1f}" for qc in classes))
