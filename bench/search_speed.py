@@ -977,8 +977,8 @@ def query_rows(corpus: Corpus, ours_m: Measurements, fts_m: Measurements | None,
 
 
 def format_table(rows: Sequence[Row], engine: str = "whoosh") -> str:
-    header = ("metric", f"pdfindex ({engine})", "SQLite FTS5", "raw Tantivy", "× pdfindex / Tantivy", "target",
-              "pdfindex")
+    header = ("metric", f"pdfindex ({engine.capitalize()})", "SQLite FTS5", "raw Tantivy", "× pdfindex / Tantivy",
+              "target", "pdfindex")
     lines = [f"| {' | '.join(header)} |", f"|{'|'.join('---' for _ in header)}|"]
     lines += [f"| {r.metric} | {r.ours} | {r.fts5} | {r.tantivy} | {r.ratio} | {r.target} | {r.verdict} |"
               for r in rows]
