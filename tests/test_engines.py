@@ -13,13 +13,15 @@ import argparse
 import json
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pdfindex.cli.reindex_cmd import cmd_reindex
 from pdfindex.config import SettingsError, load
-from pdfindex.indexer import IndexBusy, PageIndex, SearchOptions, Status, reindex
+from pdfindex.contract.problems import Problem
+from pdfindex.indexer import IndexBusy, ListFilters, PageIndex, SearchOptions, Status, reindex
 from pdfindex.indexer.store import UnknownEngine, stored_engine
 from pdfindex.indexer.tantivy_index import NotSupported, TantivyPageIndex
 from tests.index_helpers import page, record, sha
@@ -126,6 +128,37 @@ def test_hits_snippets_and_spans_are_the_same_on_both_engines(tmp_path: Path) ->
         assert on_tantivy.total == on_whoosh.total, query
         marked += sum(bool(h.spans) for h in on_whoosh.hits)
     assert marked >= 15  # the comparison covers highlighted snippets, not only empty ones
+
+
+LISTINGS = [ListFilters(), ListFilters(needs_ocr=True), ListFilters(min_coverage=0.5), ListFilters(path_glob="/docs/*"),
+            ListFilters(since=15 * DAY), ListFilters(status=Status.FAILED), ListFilters(problem=""),
+            ListFilters(problem="font_missing"), ListFilters(doc_hash=sha("cjk")),
+            ListFilters(path_glob="/copies/*", min_coverage=0.5)]
+
+
+def test_listing_is_the_same_on_both_engines(tmp_path: Path) -> None:
+    indexes = [make(tmp_path, engine, engine) for engine in ENGINES]
+    for index in indexes:
+        index.add(record("broken", "/docs/broken.pdf", [], status=Status.FAILED, error="damaged"), [])
+        troubled = replace(page(1, "a page with a missing font"), problems=(Problem("font_missing", "F1"),))
+        index.add(record("troubled", "/docs/troubled.pdf", [troubled]), [troubled])
+        with index.writer() as writer:
+            writer.add_path(sha("culture"), "/copies/culture.pdf")
+    whoosh, tantivy = indexes
+    listed = 0
+    for filters in LISTINGS:
+        for offset, limit in ((0, None), (1, 2)):
+            pages = [(tantivy.list_pages(filters, limit, offset)), (whoosh.list_pages(filters, limit, offset))]
+            assert pages[0].total == pages[1].total and pages[0].pages == pages[1].pages, filters
+            docs = [(tantivy.list_documents(filters, limit, offset)), (whoosh.list_documents(filters, limit, offset))]
+            assert docs[0].total == docs[1].total and docs[0].documents == docs[1].documents, filters
+            listed += len(pages[1].pages) + len(docs[1].documents)
+    assert listed > 30
+    for options in (SearchOptions(limit=50), SearchOptions(path_glob="/docs/*", limit=3, offset=1),
+                    SearchOptions(needs_ocr=True, by_document=True)):
+        found = [index.search("*", options) for index in indexes]
+        assert found[0].total == found[1].total and found[0].hits == found[1].hits
+        assert found[0].groups == found[1].groups
 
 
 def test_cjk_bigrams(tmp_path: Path, engine: str) -> None:
@@ -258,10 +291,6 @@ def test_what_tantivy_cannot_do_yet_it_says(tmp_path: Path) -> None:
         assert whoosh.search(query).total >= 0
         with pytest.raises(NotSupported, match="not supported on the tantivy engine yet: "):
             tantivy.search(query)
-    with pytest.raises(NotSupported, match="listing pages without a query"):
-        tantivy.search("*")
-    with pytest.raises(NotSupported, match="listing documents"):
-        tantivy.list_documents()
     with pytest.raises(NotSupported, match="the consistency check"):
         tantivy.check()
     with pytest.raises(NotSupported, match="the words to mark"):

@@ -29,7 +29,7 @@ from pdfindex.contract.records import (
     Status,
 )
 
-from . import store
+from . import store, tantivy_listing
 from .page_index import PageIndex
 from .errors import IndexBusy
 from .query import parse
@@ -152,10 +152,14 @@ class TantivyPageIndex(PageIndex):
 
     def list_documents(self, filters: ListFilters | None = None, limit: int | None = None,
                        offset: int = 0) -> Listing:
-        raise NotSupported("listing documents (pdfindex list)")
+        with self._faults("listing documents"):
+            return tantivy_listing.list_documents(self._searcher(), self._tantivy.schema, filters or ListFilters(),
+                                                  limit, offset)
 
     def list_pages(self, filters: ListFilters | None = None, limit: int | None = None, offset: int = 0) -> Listing:
-        raise NotSupported("listing pages (pdfindex list --pages)")
+        with self._faults("listing pages"):
+            return tantivy_listing.list_pages(self._searcher(), self._tantivy.schema, filters or ListFilters(),
+                                              limit, offset)
 
     def _all(self, query: tantivy.Query) -> list[dict[str, Any]]:
         searcher = self._searcher()

@@ -22,7 +22,7 @@ import tantivy
 from whoosh import highlight
 from whoosh.query import Every, NullQuery, Or, Query
 
-from pdfindex.contract.records import DocumentHits, Hit, SearchOptions, SearchResult
+from pdfindex.contract.records import DocumentHits, Hit, ListFilters, SearchOptions, SearchResult
 
 from .errors import QueryError
 from .exact import RERANK_WINDOW, rerank, typed_forms
@@ -30,8 +30,9 @@ from .folding import METADATA_FIELDS, _positive_leaves
 from .query import parse
 from .schema import RECORD_FIELDS
 from .search import _SNIPPET_CHARS, _hit, _MarkerFormatter, is_listing_query
+from .tantivy_listing import list_page_groups, list_pages
 from .tantivy_query import filters, text_matcher, translate
-from .tantivy_schema import NotSupported, count, matching, stored_of, whoosh_schema
+from .tantivy_schema import count, matching, stored_of, whoosh_schema
 
 _Occur = tantivy.Occur
 #: ``--sort``: the fast field and direction of each order but score.
@@ -123,11 +124,24 @@ def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Que
     return away
 
 
+def _listing_result(index: tantivy.Index, text: str, options: SearchOptions, started: float) -> SearchResult:
+    """``*`` or filters alone: what they let through, listed (``search._listing_result``)."""
+    filters = ListFilters(needs_ocr=options.needs_ocr, min_coverage=options.min_coverage,
+                          path_glob=options.path_glob, since=options.since, until=options.until)
+    searcher, schema = index.searcher(), index.schema
+    if options.by_document:
+        total, shown = list_page_groups(searcher, schema, filters, options.limit, options.offset)
+        groups = [DocumentHits(pages[0].doc_hash, pages[0].path, pages[0].title, pages) for pages in shown]
+        return SearchResult(query=text, total=total, hits=[], took=time.perf_counter() - started, groups=groups)
+    listed = list_pages(searcher, schema, filters, options.limit, options.offset)
+    return SearchResult(query=text, total=listed.total, hits=listed.pages, took=time.perf_counter() - started)
+
+
 def run_search(index: tantivy.Index, language: str, text: str, options: SearchOptions) -> SearchResult:
     """``search.run_search`` on Tantivy."""
     started = time.perf_counter()
     if is_listing_query(text, options):
-        raise NotSupported("listing pages without a query (* or filters alone)")
+        return _listing_result(index, text, options, started)
     if options.sort != "score" and options.sort not in _ORDERS:
         raise QueryError(f"unknown sort order {options.sort!r}; use one of: score, {', '.join(_ORDERS)}")
     parsed = parse(whoosh_schema(language), text)
