@@ -161,6 +161,13 @@ def test_listing_is_the_same_on_both_engines(tmp_path: Path) -> None:
         assert found[0].groups == found[1].groups
 
 
+def test_a_search_that_finds_nothing_suggests_the_same_words(tmp_path: Path) -> None:
+    whoosh, tantivy = make(tmp_path, "whoosh", "w"), make(tmp_path, "tantivy", "t")
+    for query, expected in (("foxx", "fox"), ("brwn fox", "brown fox"), ("revenu culturr", "revenu culture")):
+        assert tantivy.search(query).suggestion == whoosh.search(query).suggestion == expected
+    assert tantivy.search("fox").suggestion == ""
+
+
 def test_cjk_bigrams(tmp_path: Path, engine: str) -> None:
     index = make(tmp_path, engine)
     for query in ("检索", "全文检索", '"文全"', "中", "検索", "검색"):

@@ -20,14 +20,14 @@ from typing import Any, cast
 
 import tantivy
 from whoosh import highlight
-from whoosh.query import Every, NullQuery, Or, Query
+from whoosh.query import Every, NullQuery, Or, Query, Term
 
 from pdfindex.contract.records import DocumentHits, Hit, ListFilters, SearchOptions, SearchResult
 
 from .errors import QueryError
 from .exact import RERANK_WINDOW, rerank, typed_forms
 from .folding import METADATA_FIELDS, _positive_leaves
-from .query import parse
+from .query import parse, suggest
 from .schema import RECORD_FIELDS
 from .search import _SNIPPET_CHARS, _hit, _MarkerFormatter, is_listing_query
 from .tantivy_listing import list_page_groups, list_pages
@@ -96,6 +96,32 @@ def _matched(tokens: Iterator[Any], pattern: re.Pattern[str]) -> Iterator[Any]:
         yield token
 
 
+class _Lexicon:
+    """What ``query_suggestion.suggest`` reads of a Whoosh searcher (its schema, its
+    terms by prefix in order, their page counts, the pages holding a term in index
+    order and their stored fields), read from Tantivy: one suggestion code."""
+
+    def __init__(self, searcher: tantivy.Searcher, schema: tantivy.Schema, language: str) -> None:
+        self._searcher, self._schema = searcher, schema
+        self.schema = whoosh_schema(language)
+
+    def reader(self) -> _Lexicon:
+        return self
+
+    def expand_prefix(self, name: str, prefix: str) -> Iterator[bytes]:
+        return (term.encode("utf-8") for term in sorted(t for t, _ in self._searcher.terms_with_prefix(name, prefix)))
+
+    def doc_frequency(self, name: str, text: str) -> int:
+        return int(self._searcher.doc_freq(name, text))
+
+    def docs_for_query(self, query: Term) -> Iterator[tantivy.DocAddress]:
+        found = matching(self._searcher, tantivy.Query.term_query(self._schema, query.fieldname, query.text))
+        return iter(sorted(found, key=lambda address: (address.segment_ord, address.doc)))
+
+    def stored_fields(self, address: tantivy.DocAddress) -> dict[str, Any]:
+        return stored_of(self._searcher.doc(address))
+
+
 def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Query,
                  found: tantivy.Query) -> list[str]:
     """The keys of the pages ``folding`` passes over: those matching only by a
@@ -142,6 +168,7 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
     started = time.perf_counter()
     if is_listing_query(text, options):
         return _listing_result(index, text, options, started)
+    deadline = time.monotonic() + options.timeout
     if options.sort != "score" and options.sort not in _ORDERS:
         raise QueryError(f"unknown sort order {options.sort!r}; use one of: score, {', '.join(_ORDERS)}")
     parsed = parse(whoosh_schema(language), text)
@@ -184,5 +211,9 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
         total = len(grouped)
     else:
         hits = [hit(n, options.highlight, score) for score, n in ranked[options.offset:options.offset + options.limit]]
-    return SearchResult(query=text, total=total, hits=hits, took=time.perf_counter() - started, groups=groups)
+    # as on Whoosh: only for a search that found nothing, never much past the deadline
+    suggestion = "" if total else suggest(cast(Any, _Lexicon(searcher, schema, language)), parsed,
+                                         max(deadline, time.monotonic() + 0.05))
+    return SearchResult(query=text, total=total, hits=hits, took=time.perf_counter() - started, groups=groups,
+                        suggestion=suggestion)
 
