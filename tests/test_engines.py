@@ -12,7 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -279,6 +282,35 @@ def test_a_failed_batch_leaves_nothing(tmp_path: Path, engine: str) -> None:
     with index.writer() as writer:  # and the lock is free
         writer.delete(sha("report"))
     assert index.search("brown").total == 0
+
+
+_KILLED_WRITER = """
+import sys, time
+from pathlib import Path
+from pdfindex.indexer import PageIndex
+from tests.index_helpers import page, record
+writer = PageIndex(Path(sys.argv[1])).writer().__enter__()
+for i in range(50):
+    writer.add(record(f"b{i}", f"/b{i}.pdf", [page(1, "beta")]), [page(1, "beta")])
+print("added", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_killed_writer_leaves_the_last_commit_and_a_free_lock(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    with subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(index.root)], stdout=subprocess.PIPE,
+                          text=True, cwd=Path(__file__).resolve().parents[1]) as child:
+        try:
+            assert child.stdout is not None and child.stdout.readline().strip() == "added"
+        finally:
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait()
+    again = PageIndex(index.root)
+    assert again.search("beta").total == 0 and again.search("fox").total == 3
+    with again.writer(lock_timeout=2.0) as writer:
+        writer.add(record("c", "/c.pdf", [page(1, "gamma")]), [page(1, "gamma")])
+    assert again.search("gamma").total == 1 and again.stats().pages == 8
 
 
 def test_the_files_are_private(tmp_path: Path, engine: str) -> None:
