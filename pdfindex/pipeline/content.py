@@ -144,6 +144,16 @@ _TOKEN = re.compile(
 _SIMPLE_ARRAY = re.compile(rb"\[(?:" + _WS + rb"*+(?:\(" + _STRING + rb"\)|<" + _HEX + rb">|" + _NUMBER + _DELIMITED
                            + rb"))*+" + _WS + rb"*+\]", re.S)
 _ARRAY_ITEMS = re.compile(rb"(\()(" + _STRING + rb")\)|<(" + _HEX + rb")>|(" + _NUMBER + rb")", re.S)
+# Path construction and painting, and the graphics state and colour operators that
+# take numbers alone (§8.5, §8.4.4, §8.6.8): a figure is mostly these ("x y l", six
+# numbers and "c"), and a reader of text ignores them all. After one of them,
+# ``operations(skip=...)`` reads the run of them that follows in one match, at most
+# six numbers each (more is for the token-by-token reading and its caps), and only
+# counts its tokens.
+PATH_OPERATORS = frozenset(b"m l c v y re h S s f F f* B B* b b* n W W* w J j M i g G rg RG k K".split())
+_PATH_RUN = re.compile(rb"(?:" + _WS + rb"*+(?:" + _NUMBER + _DELIMITED + _WS + rb"*+){0,6}+"
+                       rb"(?:re|rg|RG|[mlcvyhSsFn]|[fBbW]\*?|[wJjMigGkK])" + _DELIMITED + rb")++")
+_WORDS = re.compile(_REGULAR + rb"+")
 _ESCAPE = re.compile(rb"\\(?:([0-7]{1,3})|(\r\n|[\r\n])|(.))", re.S)
 _ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
 _NAME_HEX = re.compile(rb"#([0-9A-Fa-f]{2})")
@@ -246,7 +256,8 @@ _NOTHING = object()
 _Nesting = list[tuple[bytes, list[object]]]  # the open arrays and dictionaries: opener, items
 
 
-def operations(data: bytes, problems: list[str], params: Params = DEFAULT_PARAMS) -> Iterator[Operation]:
+def operations(data: bytes, problems: list[str], params: Params = DEFAULT_PARAMS, *,
+               skip_paths: bool = False) -> Iterator[Operation]:
     """Yield (operator, operands, index) for a content stream, skipping what is broken.
 
     Our own single-regex tokenizer (pdfminer.six's PSBaseParser took 70 % of run
@@ -256,7 +267,9 @@ def operations(data: bytes, problems: list[str], params: Params = DEFAULT_PARAMS
     operands are capped by ``params``; each cap hit is reported once per stream.
 
     The tokens of text (numbers, names, strings, hex strings, operators) are
-    read in this loop itself, the rest by ``_other``.
+    read in this loop itself, the rest by ``_other``. With ``skip_paths``, the run of
+    ``PATH_OPERATORS`` after one of them is not yielded, its tokens only counted
+    (``index`` stays that of every object).
     """
     operands: list[object] = []
     nesting: _Nesting = []
@@ -300,6 +313,9 @@ def operations(data: bytes, problems: list[str], params: Params = DEFAULT_PARAMS
                     yield word, operands, index
                 index += 1
                 operands = []
+                if skip_paths and word in PATH_OPERATORS and (run := _PATH_RUN.match(data, pos)) is not None:
+                    index += len(_WORDS.findall(data, pos, run.end()))
+                    pos = run.end()
                 continue
         elif kind == "open" and not nesting and (simple := _simple_array(data, m.start("open"), params)):
             value, pos = simple

@@ -107,10 +107,12 @@ class Interpreter:
 
     def _execute(self, data: bytes) -> None:
         """Call each operator's handler with its operands, the last ``arity`` objects
-        before it (§7.8.2): extra ones are ignored, too few skip the operator."""
+        before it (§7.8.2): extra ones are ignored, too few skip the operator. Runs of
+        path and colour operators, all ignored here, are not even handed over
+        (``skip_paths``)."""
         problems = self.problems
         strict = self.params.strict
-        for op, args, index in operations(data, problems, self.params):
+        for op, args, index in operations(data, problems, self.params, skip_paths=True):
             entry = _OPERATORS.get(op)
             if entry is None:
                 if op not in _IGNORED:
