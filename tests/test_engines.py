@@ -171,6 +171,24 @@ def test_a_search_that_finds_nothing_suggests_the_same_words(tmp_path: Path) -> 
     assert tantivy.search("fox").suggestion == ""
 
 
+def test_totals_stop_at_the_same_cap(tmp_path: Path) -> None:
+    """Whoosh stops counting a scored search at COUNT_CAP (a lower bound) once its
+    top N has had to drop a page (pages of different lengths here); Tantivy shows the
+    same count, though its own is exact."""
+    totals = []
+    for engine in ENGINES:
+        index = PageIndex(tmp_path / engine, new_engine=engine)
+        with index.writer() as writer:
+            for d in range(11):
+                pages = [page(n, f"common words page {n} of {d}" + " more" * (n % 7)) for n in range(1, 101)]
+                writer.add(record(f"big{d}", f"/big/{d:02d}.pdf", pages), pages)
+        totals.append([(r.total, r.total_is_lower_bound) for r in (
+            index.search("common"), index.search("common", SearchOptions(exact_count=True)),
+            index.search('"common words"'), index.search("common", SearchOptions(sort="date")),
+            index.search("common", SearchOptions(by_document=True)))])
+    assert totals[0] == totals[1] == [(1000, True), (1100, False), (1100, False), (1100, False), (11, False)]
+
+
 def test_cjk_bigrams(tmp_path: Path, engine: str) -> None:
     index = make(tmp_path, engine)
     for query in ("检索", "全文检索", '"文全"', "中", "検索", "검색"):

@@ -22,6 +22,7 @@ import tantivy
 from whoosh import highlight
 from whoosh.query import Every, NullQuery, Or, Query, Term
 
+from pdfindex.contract.limits import COUNT_CAP
 from pdfindex.contract.records import DocumentHits, Hit, ListFilters, SearchOptions, SearchResult
 
 from .errors import QueryError
@@ -29,7 +30,7 @@ from .exact import RERANK_WINDOW, rerank, typed_forms
 from .folding import METADATA_FIELDS, _positive_leaves
 from .query import parse, suggest
 from .schema import RECORD_FIELDS
-from .search import _SNIPPET_CHARS, _hit, _MarkerFormatter, is_listing_query
+from .search import _SNIPPET_CHARS, _has_phrase, _hit, _MarkerFormatter, is_listing_query
 from .tantivy_listing import list_page_groups, list_pages
 from .tantivy_query import filters, text_matcher, translate
 from .tantivy_schema import count, matching, stored_of, whoosh_schema
@@ -163,6 +164,17 @@ def _listing_result(index: tantivy.Index, text: str, options: SearchOptions, sta
     return SearchResult(query=text, total=listed.total, hits=listed.pages, took=time.perf_counter() - started)
 
 
+def _shown_total(total: int, parsed: Query, language: str, options: SearchOptions) -> tuple[int, bool]:
+    """The total as Whoosh shows it (``search._total``): a scored search without a
+    phrase matched by positions stops counting at COUNT_CAP (a lower bound) unless
+    the exact count is asked for. Tantivy's count is exact and cheap; the cap is
+    kept so that the same search shows the same count on both engines."""
+    if (options.sort == "score" and not options.exact_count and total > COUNT_CAP
+            and not _has_phrase(parsed, whoosh_schema(language))):
+        return COUNT_CAP, True
+    return total, False
+
+
 def run_search(index: tantivy.Index, language: str, text: str, options: SearchOptions) -> SearchResult:
     """``search.run_search`` on Tantivy."""
     started = time.perf_counter()
@@ -201,6 +213,7 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
 
     hits: list[Hit] = []
     groups: list[DocumentHits] = []
+    lower_bound = False
     if options.by_document:
         grouped: dict[str, list[tuple[float, int]]] = {}
         for score, n in ranked:
@@ -211,9 +224,10 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
         total = len(grouped)
     else:
         hits = [hit(n, options.highlight, score) for score, n in ranked[options.offset:options.offset + options.limit]]
+        total, lower_bound = _shown_total(total, parsed.query, language, options)
     # as on Whoosh: only for a search that found nothing, never much past the deadline
     suggestion = "" if total else suggest(cast(Any, _Lexicon(searcher, schema, language)), parsed,
                                          max(deadline, time.monotonic() + 0.05))
     return SearchResult(query=text, total=total, hits=hits, took=time.perf_counter() - started, groups=groups,
-                        suggestion=suggestion)
+                        suggestion=suggestion, total_is_lower_bound=lower_bound)
 
