@@ -1,12 +1,13 @@
 """The server's two search lanes (server/lanes.py): a costly search runs in a search
-process of its own and answers exactly what the same search answers in the server
-process; a search process that dies is replaced without losing the request. Real
-index on disk, real processes."""
+process of a pool, one per core, and answers exactly what the same search answers in
+the server process; a search process that dies is replaced without losing the
+request. Real index on disk, real processes."""
 from __future__ import annotations
 
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 from pdfindex.contract.shapes import result_json
 from pdfindex.indexer import PageIndex, QueryError, SearchOptions
 from pdfindex.server.indexes import IndexPool
-from pdfindex.server.lanes import HEAVY_POSTINGS, SearchLanes
+from pdfindex.server.lanes import HEAVY_POSTINGS, NICENESS, SearchLanes, usable_cores
 from tests.index_helpers import page, record
 
 COMMON = "ledger"
@@ -80,15 +81,33 @@ def _search_processes() -> list[multiprocessing.Process]:
     return [p for p in multiprocessing.active_children() if p.is_alive()]
 
 
+def test_costly_searches_have_a_search_process_per_core(lanes: SearchLanes) -> None:
+    """Started with the lanes, before any costly search: one process made each
+    costly search wait for the one before it while a core stood idle."""
+    assert len(_search_processes()) == lanes.processes == usable_cores()
+    assert lanes.search(COMMON, SearchOptions()).total == 2 * PAGES
+    processes = _search_processes()
+    assert len(processes) == usable_cores()
+    # ... and yield the cores to the server process's cheap searches (once each has
+    # started: one may still be importing while the other answered)
+    nicer = os.getpriority(os.PRIO_PROCESS, 0) + NICENESS
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(os.getpriority(os.PRIO_PROCESS, p.pid or 0) != nicer
+                                              for p in processes):
+        time.sleep(0.05)
+    assert [os.getpriority(os.PRIO_PROCESS, p.pid or 0) for p in processes] == [nicer] * len(processes)
+
+
 def test_a_search_process_that_dies_is_replaced_and_the_search_still_answered(root: Path, lanes: SearchLanes) -> None:
     here = PageIndex(root, None, create=False)
     expected = _answer(here.search(COMMON, SearchOptions()))
     assert _answer(lanes.search(COMMON, SearchOptions())) == expected
-    (first,) = _search_processes()
-    assert first.pid is not None
-    os.kill(first.pid, signal.SIGKILL)
-    first.join(5)
+    first = _search_processes()
+    assert first[0].pid is not None
+    os.kill(first[0].pid, signal.SIGKILL)
+    first[0].join(5)
     assert _answer(lanes.search(COMMON, SearchOptions())) == expected  # answered all the same
-    assert _answer(lanes.search(COMMON, SearchOptions())) == expected  # by the new process
-    (second,) = _search_processes()
-    assert second.pid != first.pid
+    assert _answer(lanes.search(COMMON, SearchOptions())) == expected  # by the new pool
+    second = _search_processes()
+    assert len(second) == usable_cores()
+    assert not {p.pid for p in first} & {p.pid for p in second}

@@ -35,11 +35,16 @@ QUERIES = ["running", "ledger", "cafe", "检索", "系统", "中", '"running lat
 def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageIndex]:
     root = tmp_path_factory.mktemp("snippets") / "index"
     ix = PageIndex(root, "en")
-    # A commit per document: several segments, so hits carry segment offsets; the
-    # first document again, so a segment holds a deleted page.
-    for n, text in enumerate(PAGES):
-        ix.add(record(f"doc{n}", f"/docs/{n}.pdf", [page(1, text)]), [page(1, text)])
-    ix.add(record("doc0", "/docs/0.pdf", [page(1, PAGES[0])]), [page(1, PAGES[0])])
+    # The first two documents in one commit, then a commit per document: several
+    # segments, so hits carry segment offsets; the first document again, so the
+    # second document's segment holds a deleted page (its postings are filtered).
+    docs = [(record(f"doc{n}", f"/docs/{n}.pdf", [page(1, text)]), [page(1, text)]) for n, text in enumerate(PAGES)]
+    with ix.writer() as writer:
+        for doc, pages in docs[:2]:
+            writer.add(doc, pages)
+    for doc, pages in docs[2:]:
+        ix.add(doc, pages)
+    ix.add(*docs[0])
     yield ix
     ix.close()
 
