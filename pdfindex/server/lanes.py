@@ -35,19 +35,19 @@ from pdfindex.indexer import PageIndex, SearchOptions, SearchResult
 
 from .indexes import IndexPool
 
-#: Searches walking more postings than this go to the search process.
+#: Searches walking more postings than this go to the search processes.
 HEAVY_POSTINGS = 5_000
 #: Seconds past a search's own deadline before its process counts as stuck.
 _GRACE = 10.0
 #: How much nicer than the server the search processes are: the server's cheap
 #: searches take a core first, the costly ones the rest.
-NICENESS = 10
+NICENESS = 5
 
 _INDEX: PageIndex | None = None  # in the search process
 
 
 class SearchStuck(Exception):
-    """The search process did not answer in time (it has been replaced)."""
+    """A search process did not answer in time (its pool has been replaced)."""
 
 
 def _open(root: str) -> None:
