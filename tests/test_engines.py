@@ -189,6 +189,16 @@ def test_totals_stop_at_the_same_cap(tmp_path: Path) -> None:
     assert totals[0] == totals[1] == [(1000, True), (1100, False), (1100, False), (1100, False), (11, False)]
 
 
+def test_the_words_to_mark_are_the_same(tmp_path: Path) -> None:
+    whoosh, tantivy = make(tmp_path, "whoosh", "w"), make(tmp_path, "tantivy", "t")
+    marked = 0
+    for query in [*QUERIES, "r*", "*e", "title:report fox", "-fox dog"]:
+        terms = tantivy.terms_to_mark(query)
+        assert terms == whoosh.terms_to_mark(query), query
+        marked += len(terms)
+    assert marked > 30
+
+
 def test_cjk_bigrams(tmp_path: Path, engine: str) -> None:
     index = make(tmp_path, engine)
     for query in ("检索", "全文检索", '"文全"', "中", "検索", "검색"):
@@ -350,7 +360,5 @@ def test_what_tantivy_cannot_do_yet_it_says(tmp_path: Path) -> None:
             tantivy.search(query)
     with pytest.raises(NotSupported, match="the consistency check"):
         tantivy.check()
-    with pytest.raises(NotSupported, match="the words to mark"):
-        tantivy.terms_to_mark("fox")
     with pytest.raises(NotSupported, match="sharded indexes"):
         PageIndex(tmp_path / "sharded", new_engine="tantivy", new_shards=2)

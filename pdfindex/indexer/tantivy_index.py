@@ -36,6 +36,7 @@ from .query import parse
 from .rebuild import reindex
 from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
 from .search import is_listing_query
+from .tantivy_marks import expand_terms
 from .tantivy_query import leaves
 from .tantivy_schema import (
     NotSupported,
@@ -130,7 +131,8 @@ class TantivyPageIndex(PageIndex):
             return run_search(index, language, query, options or SearchOptions())
 
     def terms_to_mark(self, query: str, timeout: float = 5.0) -> frozenset[str]:
-        raise NotSupported("the words to mark on a page image")
+        with self._faults("reading the index for the words to mark"):
+            return expand_terms(self._searcher(), self.language, query, time.monotonic() + timeout)
 
     def estimated_postings(self, query: str, options: SearchOptions | None = None) -> int | None:
         """The query's words' document frequencies summed; a pattern counts as

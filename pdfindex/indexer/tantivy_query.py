@@ -120,13 +120,14 @@ def text_matcher(query: Query, field: str) -> re.Pattern[str] | None:
         elif isinstance(leaf, Prefix):
             parts.append(re.escape(leaf.text) + ".*")
         elif isinstance(leaf, Wildcard):
-            parts.append(_python_glob(leaf.text))
+            parts.append(python_glob(leaf.text))
         elif isinstance(leaf, Term) and isinstance(leaf.text, str):
             parts.append(re.escape(leaf.text))
     return re.compile("|".join(f"(?:{p})" for p in parts), re.DOTALL) if parts else None
 
 
-def _python_glob(pattern: str) -> str:
+def python_glob(pattern: str) -> str:
+    """Whoosh's wildcard as a Python expression over whole terms."""
     return "".join(".*" if ch == "*" else "." if ch == "?" else re.escape(ch) for ch in pattern)
 
 
