@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import tantivy
-from whoosh.query import Phrase, Term
 
 from pdfindex.contract.records import (
     DocumentRecord,
@@ -32,12 +31,12 @@ from pdfindex.contract.records import (
 from . import store, tantivy_listing
 from .page_index import PageIndex
 from .errors import IndexBusy
-from .query import parse
 from .rebuild import reindex
 from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
-from .search import is_listing_query
-from .tantivy_marks import expand_terms
-from .tantivy_query import leaves
+from .consistency import check
+from .marks import expand_terms
+from .search import estimated_postings
+from .tantivy_lexicon import Lexicon
 from .tantivy_schema import (
     NotSupported,
     count,
@@ -46,7 +45,6 @@ from .tantivy_schema import (
     open_tantivy,
     stored_of,
     to_document,
-    whoosh_schema,
 )
 from .tantivy_search import run_search
 from .tantivy_writer import TantivyWriter, holders, stored_documents
@@ -130,27 +128,17 @@ class TantivyPageIndex(PageIndex):
             index.reload()
             return run_search(index, language, query, options or SearchOptions())
 
+    def _lexicon(self) -> Any:
+        """The index as the Whoosh-side readers of terms see it (``tantivy_lexicon``)."""
+        return Lexicon(self._searcher(), self._tantivy.schema, self.language)
+
     def terms_to_mark(self, query: str, timeout: float = 5.0) -> frozenset[str]:
         with self._faults("reading the index for the words to mark"):
-            return expand_terms(self._searcher(), self.language, query, time.monotonic() + timeout)
+            return expand_terms(self._lexicon(), query, time.monotonic() + timeout)
 
     def estimated_postings(self, query: str, options: SearchOptions | None = None) -> int | None:
-        """The query's words' document frequencies summed; a pattern counts as
-        every page (a bound: its terms are not expanded here)."""
-        if is_listing_query(query, options or SearchOptions()):
-            return None
-        parsed = parse(whoosh_schema(self.language), query)
         with self._faults("estimating a search"):
-            searcher = self._searcher()
-            total = 0
-            for leaf in leaves(parsed.query):
-                if isinstance(leaf, Phrase):
-                    total += sum(searcher.doc_freq(leaf.fieldname, word) for word in leaf.words)
-                elif type(leaf) is Term and isinstance(leaf.text, str):
-                    total += searcher.doc_freq(leaf.fieldname, leaf.text)
-                elif isinstance(leaf, Term) or hasattr(leaf, "fieldname"):
-                    total += int(searcher.num_docs)
-            return total
+            return estimated_postings(self._lexicon(), query, options or SearchOptions())
 
     def list_documents(self, filters: ListFilters | None = None, limit: int | None = None,
                        offset: int = 0) -> Listing:
@@ -210,7 +198,9 @@ class TantivyPageIndex(PageIndex):
                      problem_pages=problem_pages, problem_documents=problem_documents, shard_pages=(pages,))
 
     def check(self) -> list[str]:
-        raise NotSupported("the consistency check")
+        """``consistency.check`` of the index's one shard."""
+        with self._faults("checking the index"):
+            return check([self._lexicon()])
 
     def reindex(self, language: str | None = None, batch_pages: int = 2000, shards: int | None = None) -> int:
         copied = reindex(self.root, language or self.language, batch_pages, shards=shards)

@@ -2,11 +2,11 @@
 
 The query language stays ours: ``query_build.parse`` reads the text (every error
 with its column, our analysis of each word) into the query tree it always made,
-here used as a plain description of the query, and this module builds the same
-logic from Tantivy's parts. Patterns match the terms the index holds as Whoosh's
-do (``Prefix``: the term starts with the text; ``Wildcard``: ``*`` any run of
-characters, ``?`` one), through Tantivy's regular expressions over its term
-dictionary. What has no Tantivy form yet raises NotSupported.
+here used as a plain description of the query, its prefixes, wildcards, ranges and
+fuzzy words already expanded to the index's terms by ``query_expansion`` (over
+Tantivy's term dictionary: ``tantivy_lexicon``), and this module builds the same
+logic from Tantivy's parts. A path glob is a regular expression over the indexed
+paths (``*`` any run of characters, ``?`` one: Whoosh's wildcard).
 """
 from __future__ import annotations
 
@@ -14,22 +14,7 @@ import re
 from collections.abc import Iterator
 
 import tantivy
-from whoosh.query import (
-    And,
-    AndMaybe,
-    AndNot,
-    Every,
-    FuzzyTerm,
-    Not,
-    NullQuery,
-    Or,
-    Phrase,
-    Prefix,
-    Query,
-    Term,
-    TermRange,
-    Wildcard,
-)
+from whoosh.query import And, AndMaybe, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
 
 from pdfindex.contract.records import SearchOptions
 
@@ -64,21 +49,13 @@ def translate(schema: tantivy.Schema, query: Query) -> tantivy.Query:
         return tantivy.Query.empty_query()
     if isinstance(query, Every):
         return tantivy.Query.all_query()
-    if isinstance(query, FuzzyTerm):  # before Term: a FuzzyTerm is one
-        raise NotSupported("fuzzy words (word~)")
-    if isinstance(query, Term):
+    if type(query) is Term:  # not a FuzzyTerm: those are expanded first
         return _boosted(tantivy.Query.term_query(schema, query.fieldname, query.text), boost)
     if isinstance(query, Phrase):
         # Whoosh's slop counts the distance between words (1: adjacent), Tantivy's the
         # words allowed between them (0: adjacent)
         return _boosted(tantivy.Query.phrase_query(schema, query.fieldname, list(query.words),
                                                    slop=max(query.slop - 1, 0)), boost)
-    if isinstance(query, Prefix):
-        return _boosted(tantivy.Query.regex_query(schema, query.fieldname, escape(query.text) + ".*"), boost)
-    if isinstance(query, Wildcard):
-        return _boosted(tantivy.Query.regex_query(schema, query.fieldname, glob_regex(query.text)), boost)
-    if isinstance(query, TermRange):
-        raise NotSupported("ranges of terms ([a TO b])")
     if isinstance(query, Not):
         return _boolean([(_Occur.Must, tantivy.Query.all_query()), (_Occur.MustNot, translate(schema, query.query))])
     if isinstance(query, AndNot):  # Excluding too
@@ -107,28 +84,18 @@ def leaves(query: Query) -> Iterator[Query]:
         yield from leaves(child)
 
 
-def text_matcher(query: Query, field: str) -> re.Pattern[str] | None:
-    """One expression matching the terms of ``field`` that ``query`` names (its
-    words, phrase words and patterns): what a page's highlights mark, as Whoosh
-    marks the query's terms that the index holds. None: no such term."""
-    parts: list[str] = []
+def field_terms(query: Query, field: str) -> frozenset[str]:
+    """The terms of ``field`` that an expanded ``query`` names (its words and phrase
+    words, excluded ones too): what Whoosh's highlighter marks on a page."""
+    found: set[str] = set()
     for leaf in leaves(query):
         if getattr(leaf, "fieldname", None) != field:
             continue
         if isinstance(leaf, Phrase):
-            parts.extend(re.escape(word) for word in leaf.words)
-        elif isinstance(leaf, Prefix):
-            parts.append(re.escape(leaf.text) + ".*")
-        elif isinstance(leaf, Wildcard):
-            parts.append(python_glob(leaf.text))
+            found.update(word for word in leaf.words if isinstance(word, str))
         elif isinstance(leaf, Term) and isinstance(leaf.text, str):
-            parts.append(re.escape(leaf.text))
-    return re.compile("|".join(f"(?:{p})" for p in parts), re.DOTALL) if parts else None
-
-
-def python_glob(pattern: str) -> str:
-    """Whoosh's wildcard as a Python expression over whole terms."""
-    return "".join(".*" if ch == "*" else "." if ch == "?" else re.escape(ch) for ch in pattern)
+            found.add(leaf.text)
+    return frozenset(found)
 
 
 def filters(schema: tantivy.Schema, options: SearchOptions, records: bool) -> list[tantivy.Query]:

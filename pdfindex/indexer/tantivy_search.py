@@ -13,14 +13,12 @@ tokens) is not used. Scores are Tantivy's BM25, not Whoosh's (docs/engines.md).
 """
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Iterator
 from typing import Any, cast
 
 import tantivy
 from whoosh import highlight
-from whoosh.query import Every, NullQuery, Or, Query, Term
+from whoosh.query import Every, NullQuery, Or, Query
 
 from pdfindex.contract.limits import COUNT_CAP
 from pdfindex.contract.records import DocumentHits, Hit, ListFilters, SearchOptions, SearchResult
@@ -28,11 +26,12 @@ from pdfindex.contract.records import DocumentHits, Hit, ListFilters, SearchOpti
 from .errors import QueryError
 from .exact import RERANK_WINDOW, rerank, typed_forms
 from .folding import METADATA_FIELDS, _positive_leaves
-from .query import parse, suggest
+from .query import bound_expansions, parse, suggest
 from .schema import RECORD_FIELDS
 from .search import _SNIPPET_CHARS, _has_phrase, _hit, _MarkerFormatter, is_listing_query
 from .tantivy_listing import list_page_groups, list_pages
-from .tantivy_query import filters, text_matcher, translate
+from .tantivy_lexicon import Lexicon
+from .tantivy_query import field_terms, filters, translate
 from .tantivy_schema import count, matching, stored_of, whoosh_schema
 
 _Occur = tantivy.Occur
@@ -68,59 +67,27 @@ class _StoredHit:
 
 class _Marker:
     """Whoosh's highlighting of a text (``Highlighter.highlight_hit`` when it
-    analyses the stored text again), with the query's terms matched by pattern."""
+    analyses the stored text again) for the expanded query's terms."""
 
     def __init__(self, query: Query, language: str) -> None:
         self._query = query
         self._schema = whoosh_schema(language)
-        self._patterns: dict[str, re.Pattern[str] | None] = {}
+        self._terms: dict[str, frozenset[str]] = {}
         self._fragmenter = highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=40)
         self._scorer = highlight.BasicFragmentScorer()
         self._formatter = _MarkerFormatter()
 
     def marked(self, field: str, text: str, top: int) -> str:
-        if field not in self._patterns:
-            self._patterns[field] = text_matcher(self._query, field)
-        pattern = self._patterns[field]
-        if pattern is None or not text:
+        if field not in self._terms:
+            self._terms[field] = field_terms(self._query, field)
+        words = self._terms[field]
+        if not words or not text:
             return ""
         tokens = self._schema[field].analyzer(text, positions=True, chars=True, mode="index", removestops=False)
-        merged = highlight.Highlighter._merge_matched_tokens(_matched(tokens, pattern))
+        merged = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
         fragments = highlight.top_fragments(self._fragmenter.fragment_tokens(text, merged), top, self._scorer,
                                             highlight.FIRST, minscore=1)
         return str(self._formatter.format(fragments))
-
-
-def _matched(tokens: Iterator[Any], pattern: re.Pattern[str]) -> Iterator[Any]:
-    for token in tokens:
-        token.matched = pattern.fullmatch(token.text) is not None
-        yield token
-
-
-class _Lexicon:
-    """What ``query_suggestion.suggest`` reads of a Whoosh searcher (its schema, its
-    terms by prefix in order, their page counts, the pages holding a term in index
-    order and their stored fields), read from Tantivy: one suggestion code."""
-
-    def __init__(self, searcher: tantivy.Searcher, schema: tantivy.Schema, language: str) -> None:
-        self._searcher, self._schema = searcher, schema
-        self.schema = whoosh_schema(language)
-
-    def reader(self) -> _Lexicon:
-        return self
-
-    def expand_prefix(self, name: str, prefix: str) -> Iterator[bytes]:
-        return (term.encode("utf-8") for term in sorted(t for t, _ in self._searcher.terms_with_prefix(name, prefix)))
-
-    def doc_frequency(self, name: str, text: str) -> int:
-        return int(self._searcher.doc_freq(name, text))
-
-    def docs_for_query(self, query: Term) -> Iterator[tantivy.DocAddress]:
-        found = matching(self._searcher, tantivy.Query.term_query(self._schema, query.fieldname, query.text))
-        return iter(sorted(found, key=lambda address: (address.segment_ord, address.doc)))
-
-    def stored_fields(self, address: tantivy.DocAddress) -> dict[str, Any]:
-        return stored_of(self._searcher.doc(address))
 
 
 def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Query,
@@ -186,10 +153,12 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
     parsed = parse(whoosh_schema(language), text)
     schema = index.schema
     searcher = index.searcher()
-    records = _searches_records(parsed.query)
-    query = tantivy.Query.boolean_query([(_Occur.Must, translate(schema, parsed.query)),
+    lexicon = cast(Any, Lexicon(searcher, schema, language))
+    expanded, expansion = bound_expansions(lexicon, parsed.query, deadline)
+    records = _searches_records(expanded)
+    query = tantivy.Query.boolean_query([(_Occur.Must, translate(schema, expanded)),
                                          *_required(filters(schema, options, records))])
-    away = [] if records else _folded_away(searcher, schema, parsed.query, query)
+    away = [] if records else _folded_away(searcher, schema, expanded, query)
     if away:
         query = tantivy.Query.boolean_query([(_Occur.Must, query),
                                              (_Occur.MustNot, tantivy.Query.term_set_query(schema, "key", away))])
@@ -206,7 +175,7 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
     ranked = [(float(score) if order is None else 0.0, n) for n, (score, _) in enumerate(found)]
     if forms is not None:
         ranked = rerank(ranked, forms, lambda n: [stored[n].get("text", ""), stored[n].get("title", "")])
-    marker = _Marker(parsed.query, language)
+    marker = _Marker(expanded, language)
 
     def hit(n: int, snippet: bool, score: float) -> Hit:
         return _hit(cast(Any, _StoredHit(stored[n], score, marker)), snippet, order is None)
@@ -224,10 +193,11 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
         total = len(grouped)
     else:
         hits = [hit(n, options.highlight, score) for score, n in ranked[options.offset:options.offset + options.limit]]
-        total, lower_bound = _shown_total(total, parsed.query, language, options)
-    # as on Whoosh: only for a search that found nothing, never much past the deadline
-    suggestion = "" if total else suggest(cast(Any, _Lexicon(searcher, schema, language)), parsed,
-                                         max(deadline, time.monotonic() + 0.05))
-    return SearchResult(query=text, total=total, hits=hits, took=time.perf_counter() - started, groups=groups,
-                        suggestion=suggestion, total_is_lower_bound=lower_bound)
+        total, lower_bound = (total, True) if expansion.expired else _shown_total(total, expanded, language, options)
+    # as on Whoosh: only for a search that really found nothing, never much past the deadline
+    partial = expansion.expired
+    suggestion = "" if total or partial else suggest(lexicon, parsed, max(deadline, time.monotonic() + 0.05))
+    return SearchResult(query=text, total=total, hits=hits, took=time.perf_counter() - started, partial=partial,
+                        groups=groups, note="; ".join(expansion.notes), suggestion=suggestion,
+                        total_is_lower_bound=lower_bound)
 
