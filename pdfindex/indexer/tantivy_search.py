@@ -163,14 +163,14 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
         query = tantivy.Query.boolean_query([(_Occur.Must, query),
                                              (_Occur.MustNot, tantivy.Query.term_set_query(schema, "key", away))])
     forms = typed_forms(parsed.query, text, language) if options.sort == "score" else None
-    total = count(searcher, query)
-    wanted = total if options.by_document else options.offset + options.limit
-    if forms is not None:
-        wanted = max(wanted, RERANK_WINDOW)
+    wanted = max(options.offset + options.limit, RERANK_WINDOW if forms is not None else 1)
+    if options.by_document:  # every match, to group
+        wanted = max(wanted, count(searcher, query))
     order = _ORDERS.get(options.sort)
-    found = [] if not total or not wanted else (
-        searcher.search(query, wanted, count=False) if order is None
-        else searcher.search(query, wanted, count=False, order_by_field=order[0], order=order[1])).hits
+    result = (searcher.search(query, wanted, count=True) if order is None
+              else searcher.search(query, wanted, count=True, order_by_field=order[0], order=order[1]))
+    total = int(result.count or 0)  # type: ignore[attr-defined]  # count=True sets it; the stub omits it
+    found = result.hits
     stored = [stored_of(searcher.doc(address)) for _, address in found]
     ranked = [(float(score) if order is None else 0.0, n) for n, (score, _) in enumerate(found)]
     if forms is not None:
