@@ -29,12 +29,11 @@ from pdfindex.contract.records import (
 )
 
 from . import store, tantivy_listing
-from .page_index import PageIndex
-from .errors import IndexBusy
-from .rebuild import reindex
-from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
 from .consistency import check
 from .marks import expand_terms
+from .page_index import PageIndex
+from .rebuild import reindex
+from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, fields_from_stored
 from .search import estimated_postings
 from .tantivy_lexicon import Lexicon
 from .tantivy_schema import (
@@ -47,7 +46,7 @@ from .tantivy_schema import (
     to_document,
 )
 from .tantivy_search import run_search
-from .tantivy_writer import TantivyWriter, holders, stored_documents
+from .tantivy_writer import TantivyWriter, holders, open_writer, stored_documents
 
 __all__ = ["NotSupported", "TantivyPageIndex", "copy_into_new_generation", "create", "stored_source"]
 
@@ -210,30 +209,16 @@ class TantivyPageIndex(PageIndex):
 
 # ---- reindex (``rebuild``) ------------------------------------------------------------
 
-def _writer_within(index: tantivy.Index, lock_timeout: float) -> tantivy.IndexWriter:
-    """Tantivy's writer (its lock), waiting up to ``lock_timeout`` for another's."""
-    deadline = time.monotonic() + lock_timeout
-    while True:
-        try:
-            return index.writer(heap_size=128_000_000, num_threads=1)
-        except ValueError as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
-                raise IndexBusy("another process is writing to the index; reindex when it is done") from None
-            time.sleep(0.1)
-
-
 @contextmanager
 def stored_source(root: Path, old_path: Path, lock_timeout: float) -> Iterator[tuple[Iterator[dict[str, Any]], int]]:
     """The stored fields of every document of a Tantivy generation (and its shard
     count, 1), under its writer lock."""
     with store.storage_faults(root, "opening the index"):
         index = open_tantivy(old_path)
-    lock = _writer_within(index, lock_timeout)
+    lock = open_writer(index, lock_timeout, "another process is writing to the index; reindex when it is done")
     try:
         searcher = index.searcher()
-        count = int(searcher.num_docs)
-        hits = searcher.search(tantivy.Query.all_query(), count).hits if count else []
-        yield (stored_of(searcher.doc(address)) for _, address in hits), 1
+        yield (stored_of(searcher.doc(address)) for address in matching(searcher, tantivy.Query.all_query())), 1
     finally:
         with contextlib.suppress(Exception):
             lock.rollback()
@@ -247,8 +232,7 @@ def copy_into_new_generation(root: Path, records: Iterable[dict[str, Any]], lang
     new_path, _ = store.new_generation(root, language, shards, ENGINE)
     copied = 0
     try:
-        index = open_tantivy(new_path)
-        writer = index.writer(heap_size=128_000_000, num_threads=1)
+        writer = open_writer(open_tantivy(new_path), 0.0, "another process is writing to the new index")
         try:
             for stored in records:
                 writer.add_document(to_document(fields_from_stored(stored), language))

@@ -35,6 +35,21 @@ from .writer import Batch, PageWriter, _failure, _plain_key, _signals_deferred, 
 _HEAP_BYTES = 128_000_000
 
 
+def open_writer(index: tantivy.Index, lock_timeout: float, busy: str) -> tantivy.IndexWriter:
+    """Tantivy's writer, which holds its lock, waiting up to ``lock_timeout`` seconds
+    for another process's; then IndexBusy(``busy``)."""
+    deadline = time.monotonic() + lock_timeout
+    while True:
+        try:
+            return index.writer(heap_size=_HEAP_BYTES, num_threads=1)
+        except ValueError as exc:
+            if "lock" not in str(exc).lower():
+                raise
+            if time.monotonic() > deadline:
+                raise IndexBusy(busy) from None
+            time.sleep(0.1)
+
+
 def stored_documents(searcher: tantivy.Searcher, schema: tantivy.Schema, doc_hash: str) -> list[dict[str, Any]]:
     """The stored fields of a document's record and pages, as committed."""
     query = tantivy.Query.term_query(schema, "doc_hash", doc_hash)
@@ -75,18 +90,9 @@ class TantivyWriter(Batch):
             return self._writer
         with store.storage_faults(self._root, "taking the writer lock"):
             self._generation, self._tantivy, self._language = self._index()
-            deadline = time.monotonic() + self._lock_timeout
-            while True:
-                try:
-                    self._writer = self._tantivy.writer(heap_size=_HEAP_BYTES, num_threads=1)
-                    return self._writer
-                except ValueError as exc:
-                    if "lock" not in str(exc).lower():
-                        raise
-                    if time.monotonic() > deadline:
-                        raise IndexBusy("another process is writing to the index; only one writer may run at a "
-                                        "time") from None
-                    time.sleep(0.1)
+            self._writer = open_writer(self._tantivy, self._lock_timeout, "another process is writing to the "
+                                       "index; only one writer may run at a time")
+            return self._writer
 
     def _searcher(self) -> tantivy.Searcher:
         """The index as last committed (this batch's own writes are not in it)."""
