@@ -107,6 +107,16 @@ bench.search_speed``)::
 
     .venv/bin/python bench/search_speed.py [--pages 50000] [--shards K] [--batch N] [--reps 40] [--no-fts5]
         [--no-tantivy] [--keep DIR] [--engine whoosh|tantivy]
+
+A kept index is queried again, nothing built, with ``--reuse DIR`` (the same
+``--pages`` and ``--seed``): pdfindex's query rows and its CPU per query (this
+process's CPU time, which other load on a shared machine adds less to than to the
+wall clock).  Two versions of the code compare on one index by running it twice,
+the second with ``PYTHONPATH`` at the other version's tree; ``--hits FILE`` writes
+each query's hits with their snippets and spans (the query classes and prefix, OR
+and NOT variants of them) as JSON lines for ``cmp``::
+
+    .venv/bin/python bench/search_speed.py --pages 20000 --reuse DIR --hits FILE
 """
 from __future__ import annotations
 
