@@ -16,6 +16,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -293,6 +294,19 @@ def test_reindex_between_engines_keeps_the_pages(tmp_path: Path, start: str, tar
     assert cmd_reindex(args) == 0
     assert stored_engine(index.root) == start
     assert {q: shown(PageIndex(index.root).search(q)) for q in QUERIES} == before
+
+
+def test_reindex_waits_for_a_writer_and_keeps_its_batch(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    writer = index.writer()
+    writer.add(record("late", "/late.pdf", [page(1, "latecomer")]), [page(1, "latecomer")])  # holds the lock
+    finishing = threading.Timer(0.5, writer.commit)
+    finishing.start()
+    try:
+        reindex(index.root, engine="whoosh" if engine == "tantivy" else "tantivy", lock_timeout=10)
+    finally:
+        finishing.join()
+    assert PageIndex(index.root).search("latecomer").total == 1
 
 
 def test_an_unknown_engine_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -217,6 +217,7 @@ def stored_source(root: Path, old_path: Path, lock_timeout: float) -> Iterator[t
         index = open_tantivy(old_path)
     lock = open_writer(index, lock_timeout, "another process is writing to the index; reindex when it is done")
     try:
+        index.reload()  # what was committed before the lock was ours (the index was opened before)
         searcher = index.searcher()
         yield (stored_of(searcher.doc(address)) for address in matching(searcher, tantivy.Query.all_query())), 1
     finally:
