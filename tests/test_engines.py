@@ -33,6 +33,7 @@ from pdfindex.indexer import (
     PageRecord,
     SearchOptions,
     Status,
+    UntrustedIndex,
     reindex,
 )
 from pdfindex.indexer.store import UnknownEngine, stored_engine
@@ -397,6 +398,14 @@ def test_expansion_caps_and_notes_are_the_same(tmp_path: Path) -> None:
         assert on_tantivy.note == on_whoosh.note and on_whoosh.note, query
         assert shown(on_tantivy) == shown(on_whoosh) and on_tantivy.total == on_whoosh.total, query
     assert tantivy.estimated_postings("x01*") == whoosh.estimated_postings("x01*") == 40
+
+
+def test_an_index_file_others_may_write_is_refused(tmp_path: Path, engine: str) -> None:
+    index = make(tmp_path, engine)
+    segment = next(p for p in sorted(index.path.iterdir()) if p.is_file() and p.name != "pdfindex.json")
+    os.chmod(segment, 0o620)
+    with pytest.raises(UntrustedIndex, match="writable by its group"):
+        PageIndex(index.root)
 
 
 def test_what_tantivy_cannot_do_yet_it_says(tmp_path: Path) -> None:
