@@ -9,7 +9,6 @@ thing yet it must say so, never answer differently.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import signal
@@ -22,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from pdfindex.cli.reindex_cmd import cmd_reindex
 from pdfindex.config import SettingsError, load
 from pdfindex.contract.problems import Problem
 from pdfindex.indexer import (
@@ -290,11 +288,16 @@ def test_reindex_between_engines_keeps_the_pages(tmp_path: Path, start: str, tar
     assert {q: shown(again.search(q)) for q in QUERIES} == before
     assert again.identity() == identity
     assert len(list(index.root.glob("gen-*"))) == 1
-    # back through the command, which keeps the language
-    args = argparse.Namespace(index=index.root, language=None, shards=None, engine=start)
-    assert cmd_reindex(args) == 0
+    # back through the command line, which keeps the language; status names the engine
+    cli = [sys.executable, "-m", "pdfindex"]
+    done = subprocess.run([*cli, "reindex", "--engine", start, "--index", str(index.root)], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0 and f"engine {start})" in done.stdout, done.stderr
     assert stored_engine(index.root) == start
     assert {q: shown(PageIndex(index.root).search(q)) for q in QUERIES} == before
+    status = subprocess.run([*cli, "status", "--json", "--index", str(index.root)], capture_output=True, text=True,
+                            timeout=120, check=False, env={**os.environ, "PDFINDEX_BROKER_URL": ""})
+    assert json.loads(status.stdout)["engine"] == start, status.stderr
 
 
 def test_reindex_waits_for_a_writer_and_keeps_its_batch(tmp_path: Path, engine: str) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pdfindex import __version__
+from pdfindex.config import ENGINES
 from pdfindex.contract.limits import COUNT_CAP, MAX_SHARDS
 from pdfindex.contract.problems import PROBLEM_CODES
 from pdfindex.contract.enums import OCR_MODES, SORT_ORDERS, Status
@@ -290,11 +291,13 @@ def _add_index_commands(sub: Any) -> None:
     p = sub.add_parser("reindex", help="rebuild the index after a schema or analyzer change, without re-extracting",
                        description="Rebuild the index from its stored page text (no PDF is extracted again) and "
                                    "swap it in atomically: after a schema or analyzer change, or to change its "
-                                   "language or shard count.")
+                                   "language, shard count or engine.")
     p.add_argument("--language", type=language_arg,
                    help="stemming language for the rebuilt index (e.g. en, fr, de, none; default: keep the index's)")
     p.add_argument("--shards", type=shard_count_arg,
                    help=f"shards of the rebuilt index (1-{MAX_SHARDS}; default: keep the index's count)")
+    p.add_argument("--engine", choices=ENGINES,
+                   help="search engine of the rebuilt index (docs/engines.md; default: keep the index's)")
     _index_arg(p)
 
 

@@ -21,8 +21,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         if before is None:
             raise CliError(f"no index at {shown(str(root))}")
         language = args.language or before  # without --language the index keeps its own
-        # without --engine the index keeps its own (the parser gives ``engine`` where it offers --engine)
-        engine = getattr(args, "engine", None) or stored_engine(root)
+        engine = args.engine or stored_engine(root)  # without --engine the index keeps its own
         copied = reindex(root, language, shards=args.shards, engine=engine)
     shards = f", {args.shards} shard{'s' if args.shards > 1 else ''}" if args.shards else ""
     print(f"reindexed {copied} records into {shown(str(root))} (language {shown(language)}{shards}, "

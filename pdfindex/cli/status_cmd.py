@@ -80,5 +80,6 @@ def _print_counts(report: dict[str, Any], size_inline: bool) -> None:
                                         for code, c in report["problems"].items())
               + "  (pdfindex list --pages --problems [CODE])")
     print(f"language:  {shown(report['language'])}")
+    print(f"engine:    {report['engine']}")
     if not size_inline:
         print(f"size:      {size}")

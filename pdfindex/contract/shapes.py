@@ -90,7 +90,7 @@ def listing_json(listing: Listing, pages: bool) -> dict[str, Any]:
 
 
 def status_json(stats: Stats, documents: Iterable[DocumentRecord], *, index_id: str | None, language: str,
-                queues: dict[str, int] | None = None, writer: WriterIndex | None = None) -> dict[str, Any]:
+                engine: str, queues: dict[str, int] | None = None, writer: WriterIndex | None = None) -> dict[str, Any]:
     """What ``status`` and ``stats`` report, the same keys in both: the index's
     counts, its failed and encrypted ``documents``, problem counts, and, when a
     broker is configured, the queues' depths and the index its writer announced."""
@@ -99,7 +99,7 @@ def status_json(stats: Stats, documents: Iterable[DocumentRecord], *, index_id: 
     writer_json = None if writer is None else {"id": writer.id, "path": writer.path, "host": writer.host,
                                                "running": writer.running}
     return {"version": JSON_VERSION, "location": stats.location, "index_id": index_id, "writer_index": writer_json,
-            "language": language,
+            "language": language, "engine": engine,
             "documents": stats.documents, "by_status": stats.by_status, "pages": stats.pages,
             "size_bytes": stats.size_bytes, "shard_pages": list(stats.shard_pages), "queues": queues,
             "failures": failures,

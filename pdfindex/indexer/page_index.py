@@ -57,6 +57,9 @@ class PageIndex:
     ``PageIndex(root)`` gives where the index's settings (or, for a new one,
     ``new_engine``) say so: callers never choose the engine's class."""
 
+    #: The engine under this index (``status`` shows it; docs/engines.md).
+    engine = "whoosh"
+
     def __new__(cls, root: Path, language: str | None = None, *, create: bool = True,
                 new_language: str = store.DEFAULT_LANGUAGE, new_shards: int = 1,
                 new_engine: str | None = None) -> PageIndex:

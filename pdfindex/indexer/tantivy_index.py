@@ -56,6 +56,8 @@ ENGINE = "tantivy"
 class TantivyPageIndex(PageIndex):
     """One index directory on Tantivy, with ``PageIndex``'s interface."""
 
+    engine = ENGINE
+
     def __init__(self, root: Path, language: str | None = None, *, create: bool = True,
                  new_language: str = store.DEFAULT_LANGUAGE, new_shards: int = 1,
                  new_engine: str | None = None) -> None:

@@ -25,8 +25,8 @@ def status_report(index: PageIndex, settings: Settings) -> dict[str, Any]:
     stats = index.stats()
     documents = list(index.documents())
     queues, writer = broker_state(settings)
-    return status_json(stats, documents, index_id=index.identity(), language=index.language, queues=queues,
-                       writer=writer)
+    return status_json(stats, documents, index_id=index.identity(), language=index.language,
+                       engine=index.engine, queues=queues, writer=writer)
 
 
 def broker_state(settings: Settings) -> tuple[dict[str, int] | None, WriterIndex | None]:
