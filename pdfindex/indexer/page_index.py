@@ -243,10 +243,9 @@ class PageIndex:
         with self._faults("reading page texts"), self._ix.searcher() as searcher:
             return {d["page"]: d.get("text", "") for d in searcher.documents(doc_hash=doc_hash, kind=KIND_PAGE)}
 
-    def stats(self) -> Stats:
-        """Counts for ``status``: documents by status, pages, and per problem code
-        the pages that have it (from the ``problem`` postings, no stored page read)
-        and the documents with such a page (from the file records' sums)."""
+    def _document_counts(self) -> tuple[int, dict[str, int], dict[str, int]]:
+        """Documents, by status, and per problem code the documents with such a page,
+        from the file records (what ``stats`` reports on either engine)."""
         by_status: dict[str, int] = {}
         problem_documents: dict[str, int] = {}
         documents = 0
@@ -255,6 +254,13 @@ class PageIndex:
             by_status[str(doc.status)] = by_status.get(str(doc.status), 0) + 1
             for code in doc.problems:
                 problem_documents[code] = problem_documents.get(code, 0) + 1
+        return documents, by_status, problem_documents
+
+    def stats(self) -> Stats:
+        """Counts for ``status``: documents by status, pages, and per problem code
+        the pages that have it (from the ``problem`` postings, no stored page read)
+        and the documents with such a page (from the file records' sums)."""
+        documents, by_status, problem_documents = self._document_counts()
         with self._faults("counting pages"):
             shard_pages = tuple(self._shard_pages())
             problem_pages: dict[str, int] = {}

@@ -180,14 +180,7 @@ class TantivyPageIndex(PageIndex):
     def stats(self) -> Stats:
         """``PageIndex.stats``: the problem codes' pages counted by search, so
         deleted pages (still in Tantivy's term counts until a merge) are not."""
-        by_status: dict[str, int] = {}
-        problem_documents: dict[str, int] = {}
-        documents = 0
-        for doc in self.documents():
-            documents += 1
-            by_status[str(doc.status)] = by_status.get(str(doc.status), 0) + 1
-            for code in doc.problems:
-                problem_documents[code] = problem_documents.get(code, 0) + 1
+        documents, by_status, problem_documents = self._document_counts()
         with self._faults("counting pages"):
             searcher, schema = self._searcher(), self._tantivy.schema
             pages = count(searcher, self._kind(KIND_PAGE))
