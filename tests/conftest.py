@@ -1,5 +1,6 @@
 """Shared fixtures: where the shared corpora lie and how tests skip without them, a
-home directory of the test's own, and the run's Redis database."""
+home directory of the test's own, the run's Redis database, and the index engine a
+module's indexes are created on."""
 from __future__ import annotations
 
 import os
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pdfindex.config import ENGINES
 from tests import redis_db
 from tests.paths import PRODUCERS, REALWORLD, SCANS
 
@@ -61,3 +63,24 @@ def broker() -> Iterator[redis.Redis]:
     after the test; the test skips (fails under CI) when no Redis answers."""
     with redis_db.flushed_redis(redis_db.url()) as client:
         yield client
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each engine in turn (issue 24: the same tests on both), as PDFINDEX_ENGINE for
+    the whole module, so that a module-scoped index is built once per engine and the
+    index a test creates is on it. A fixture that builds an index names ``engine``, so
+    that it is built again for the next one; a test that builds its own asks for it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PDFINDEX_ENGINE", request.param)
+        yield request.param
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """``whoosh_only(reason)``: the test runs with ``engine`` on Whoosh alone, and is
+    skipped on the others with its reason, so the run says what is not tested there."""
+    for item in items:
+        marker = item.get_closest_marker("whoosh_only")
+        params = getattr(item, "callspec", None)
+        if marker is not None and params is not None and params.params.get("engine", "whoosh") != "whoosh":
+            item.add_marker(pytest.mark.skip(reason=f"Whoosh only: {marker.args[0]}"))

@@ -79,6 +79,8 @@ CJK_PAGES = {
 
 FAILED_ERROR = "xref table damaged beyond repair"
 
+pytestmark = pytest.mark.usefixtures("engine")  # every test on each engine (tests/conftest.py)
+
 
 @dataclass
 class Library:
@@ -98,7 +100,7 @@ def _text_records() -> Iterable[tuple[DocumentRecord, list[PageRecord]]]:
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
+def library(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Library:
     ix = PageIndex(tmp_path_factory.mktemp("library") / "index")
     records: dict[str, DocumentRecord] = {}
     all_pages: dict[str, list[PageRecord]] = {}
@@ -578,7 +580,7 @@ def test_check_finds_nothing_wrong(library: Library) -> None:
 # ---- replacing and deleting (fresh indexes) ------------------------------------------------------
 
 @pytest.fixture
-def fresh(tmp_path: Path) -> PageIndex:
+def fresh(engine: str, tmp_path: Path) -> PageIndex:
     return PageIndex(tmp_path / "index")
 
 
@@ -648,7 +650,7 @@ BIG_DOCS, BIG_PAGES = 250, 10
 
 
 @pytest.fixture(scope="module")
-def big(tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
+def big(engine: str, tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
     ix = PageIndex(tmp_path_factory.mktemp("big") / "index")
     words = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
     with ix.writer(batch_pages=100_000) as writer:
@@ -663,14 +665,21 @@ def test_untimed_broad_search_is_complete(big: PageIndex) -> None:
     result = big.search("common", SearchOptions(limit=10, timeout=30, exact_count=True))
     assert result.partial is False and result.note == ""
     assert result.total == BIG_DOCS * BIG_PAGES and not result.total_is_lower_bound
-    capped = big.search("common", SearchOptions(limit=10, timeout=30))
-    # Every page scores the same, so none had to beat the top 10: nothing was skipped
-    # and the count kept on the way is exact (test_listing.py has the cap).
-    assert (capped.total, capped.total_is_lower_bound) == (BIG_DOCS * BIG_PAGES, False)
     grouped = big.search("common", SearchOptions(limit=10, timeout=30, by_document=True))
     assert grouped.partial is False and grouped.total == BIG_DOCS
 
 
+@pytest.mark.whoosh_only("Tantivy shows the capped count (1,000, a lower bound) even when every match scores "
+                         "alike (docs/engines.md, Totals)")
+def test_a_count_is_exact_when_no_page_had_to_beat_the_top(big: PageIndex) -> None:
+    capped = big.search("common", SearchOptions(limit=10, timeout=30))
+    # Every page scores the same, so none had to beat the top 10: nothing was skipped
+    # and the count kept on the way is exact (test_listing.py has the cap).
+    assert (capped.total, capped.total_is_lower_bound) == (BIG_DOCS * BIG_PAGES, False)
+
+
+@pytest.mark.whoosh_only("Tantivy's matching is not interrupted by the time limit: complete results, "
+                         "partial False (docs/engines.md, Time limit)")
 @pytest.mark.parametrize("by_document", [False, True])
 def test_tiny_timeout_returns_partial_results_quickly(big: PageIndex, by_document: bool) -> None:
     started = time.monotonic()
@@ -696,6 +705,7 @@ def test_readers_work_while_a_writer_holds_the_lock(big: PageIndex) -> None:
 
 # ---- segment files mapped, not copied -------------------------------------------------------
 
+@pytest.mark.whoosh_only("reads Whoosh's segment readers and the compound files they map")
 @pytest.mark.parametrize("query", ["cat", "quarterly report", '"hello world"', "qu*", "title:annual", "东京", "*"])
 def test_segments_are_read_from_maps_without_copies(library: Library, query: str) -> None:
     """Every segment a searcher opens reads its compound file through our map
@@ -742,7 +752,7 @@ def _book_page(n: int) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def shelf(tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
+def shelf(engine: str, tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
     ix = PageIndex(tmp_path_factory.mktemp("shelf") / "index")
     with ix.writer() as writer:
         writer.add(*extracted(_lines_pdf([_book_page(n) for n in range(1, BOOK_PAGES + 1)]), BOOK,

@@ -26,7 +26,7 @@ def _epoch(text: str) -> float:
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+def corpus(engine: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """Files of every status under two folders, dated by mtime, one of them a real
     PDF through the real extraction."""
     base = tmp_path_factory.mktemp("listing")
@@ -195,7 +195,7 @@ def test_since_after_until_and_empty_or_nul_path(corpus: dict[str, object]) -> N
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
 
-def test_path_shows_the_copy_inside_the_folder(tmp_path: Path) -> None:
+def test_path_shows_the_copy_inside_the_folder(engine: str, tmp_path: Path) -> None:
     """Issue 20: identical copies are one document with several paths; ``--path``
     shows (and orders by) the path that lies inside the filter, not the document's
     first one, in text, in JSON (the matching paths first in ``paths``, every path
@@ -206,7 +206,7 @@ def test_path_shows_the_copy_inside_the_folder(tmp_path: Path) -> None:
     original = write(docs / "aa" / "report.pdf", text_pdf("copied", 1))
     copies = [write(docs / "zz" / name, original.read_bytes()) for name in ("report.pdf", "copy2.pdf")]
     beside = write(docs / "zz" / "b-other.pdf", text_pdf("beside", 1))
-    r = run_cli("ingest", docs, "-r", "--workers", "1", "--index", index, env=cli_env())
+    r = run_cli("ingest", docs, "-r", "--workers", "1", "--index", index, env=cli_env(PDFINDEX_ENGINE=engine))
     assert r.returncode == 0, r.stdout + r.stderr
     (doc,) = [d for d in PageIndex(index).documents() if len(d.all_paths) == 3]
     assert doc.path == str(original)  # the first path recorded is outside docs/zz
@@ -231,7 +231,7 @@ def test_path_shows_the_copy_inside_the_folder(tmp_path: Path) -> None:
 # ---- the count cap ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def big(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """1,300 pages holding "common" (every tenth needing OCR), and the file records."""
     root = tmp_path_factory.mktemp("big") / "index"
     ix = PageIndex(root)

@@ -160,7 +160,7 @@ X, Y = 72.0, 700.0
 # ---- terms_to_mark: what a query marks ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
+def library(engine: str, tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
     root = tmp_path_factory.mktemp("marks")
     return text_index(root, "Free culture runs the résumé of a cult; cultivate cucumbers",
                       "中文全文检索系统 and running notes", "unrelated zebra page")
@@ -237,6 +237,7 @@ def test_cjk_terms_are_bigrams_and_a_lone_character_itself(library: PageIndex, q
     assert library.terms_to_mark(query) == terms
 
 
+@pytest.mark.usefixtures("engine")
 def test_expansion_stays_within_the_search_cap(tmp_path: Path) -> None:
     words = [f"w{n:04d}x" for n in range(MAX_EXPANDED_TERMS + 200)]
     index = text_index(tmp_path, " ".join(words))
@@ -245,6 +246,7 @@ def test_expansion_stays_within_the_search_cap(tmp_path: Path) -> None:
     assert index.terms_to_mark("w0007x") == {"w0007x"}
 
 
+@pytest.mark.usefixtures("engine")
 def test_expansion_stops_at_its_deadline(tmp_path: Path) -> None:
     words = [f"w{n:04d}x" for n in range(MAX_EXPANDED_TERMS)]
     index = text_index(tmp_path, " ".join(words))
@@ -457,6 +459,7 @@ def test_page_marks_of_no_terms_extract_nothing() -> None:
 
 # ---- the image: boxes where the words are --------------------------------------------------------------------
 
+@pytest.mark.usefixtures("engine")
 def test_a_plain_word_is_boxed_where_it_is_drawn(tmp_path: Path) -> None:
     data = mono_pdf([(X, Y, LINE), (X, 600, b"another line")])
     index = index_of(tmp_path, data)
@@ -468,6 +471,7 @@ def test_a_plain_word_is_boxed_where_it_is_drawn(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("drawn", "query"), [(b"r\xe9sum\xe9", "resume"), (b"resume", "Résumé"),
                                               (b"CAF\xc9", "café")])
+@pytest.mark.usefixtures("engine")
 def test_a_folded_accent_is_marked(tmp_path: Path, drawn: bytes, query: str) -> None:
     line = b"the " + drawn + b" here"
     data = mono_pdf([(X, Y, line)])
@@ -476,6 +480,7 @@ def test_a_folded_accent_is_marked(tmp_path: Path, drawn: bytes, query: str) -> 
     assert_marks_exactly(img, [device_rect(data, word_rect(X, Y, line, drawn), img.size)])
 
 
+@pytest.mark.usefixtures("engine")
 def test_a_stem_is_marked(tmp_path: Path) -> None:
     line = b"she runs and ran"
     data = mono_pdf([(X, Y, line)])
@@ -484,6 +489,7 @@ def test_a_stem_is_marked(tmp_path: Path) -> None:
     assert_marks_exactly(img, [device_rect(data, word_rect(X, Y, line, b"runs"), img.size)])
 
 
+@pytest.mark.usefixtures("engine")
 def test_words_drawn_by_a_form_and_an_annotation_are_marked(tmp_path: Path) -> None:
     form, note = PAGES["form xobject"], PAGES["annotation appearance"]
     index = index_of(tmp_path, form, note)
@@ -495,6 +501,7 @@ def test_words_drawn_by_a_form_and_an_annotation_are_marked(tmp_path: Path) -> N
     assert_marks_exactly(img, [device_rect(note, word_rect(72, 405, b"noted culture", b"culture"), img.size)])
 
 
+@pytest.mark.usefixtures("engine")
 def test_a_word_joined_by_actual_text_is_one_box(tmp_path: Path) -> None:
     index = index_of(tmp_path, ACTUAL_TEXT)
     terms = index.terms_to_mark("Mitarbeiter")
@@ -504,6 +511,7 @@ def test_a_word_joined_by_actual_text_is_one_box(tmp_path: Path) -> None:
     assert_marks_exactly(img, [device_rect(ACTUAL_TEXT, (72, 696, 72 + 12 * 10, 716), img.size)])
 
 
+@pytest.mark.usefixtures("engine")
 def test_every_occurrence_and_a_phrase_word_elsewhere_are_marked(tmp_path: Path) -> None:
     data = mono_pdf([(X, Y, b"free culture"), (X, 600, b"culture is free")])
     index = index_of(tmp_path, data)
@@ -520,6 +528,7 @@ def _cjk_char_rect(k: int, n: int = 1) -> Rect:
 
 
 @pytest.mark.parametrize(("query", "chars"), [("文检", [(3, 2)]), ("文", [(1, 1), (3, 1)]), ("检索系统", [(4, 4)])])
+@pytest.mark.usefixtures("engine")
 def test_a_cjk_word_inside_a_run_marks_just_its_characters(tmp_path: Path, query: str,
                                                           chars: list[tuple[int, int]]) -> None:
     data = cjk_pdf([["中文全文检索系统"]], GB)
@@ -535,6 +544,7 @@ CROP = (100.0, 200.0, 400.0, 750.0)
 
 @pytest.mark.parametrize("crop", [None, CROP], ids=["media box", "crop box off the origin"])
 @pytest.mark.parametrize("rotate", ROTATIONS)
+@pytest.mark.usefixtures("engine")
 def test_boxes_follow_the_page_rotation_and_crop_box(tmp_path: Path, rotate: int, crop: Rect | None) -> None:
     line = b"Free culture"
     data = mono_pdf([(150, 600, line)], rotate=rotate, crop_box=crop)
@@ -569,6 +579,7 @@ def test_boxes_of_our_own_mapping_agree_with_pdfium_everywhere() -> None:
             document.close()
 
 
+@pytest.mark.usefixtures("engine")
 def test_a_rotated_line_gets_a_rotated_box(tmp_path: Path) -> None:
     """A line drawn at 45°: the box is the rotated rectangle of its glyphs (a
     polygon), not the upright rectangle around them."""
@@ -627,6 +638,7 @@ def test_image_size_is_clamped_in_pixels(media_box: Rect, width: int, size: tupl
     assert time.perf_counter() - started < 10
 
 
+@pytest.mark.usefixtures("engine")
 def test_a_crop_box_outside_the_media_box_draws_the_media_box(tmp_path: Path) -> None:
     data = mono_pdf([(X, Y, LINE)], crop_box=(700, 900, 800, 1000))
     index = index_of(tmp_path, data)

@@ -17,7 +17,7 @@ import pytest
 from pdfindex.indexer import PageIndex, QueryError, SearchOptions, SearchResult
 from pdfindex.indexer.query import MAX_EXPANDED_TERMS, MAX_QUERY_CHARS, MAX_QUERY_TERMS, parse
 from tests.builders import font_resources
-from tests.index_helpers import extracted, page, record
+from tests.index_helpers import extracted, page, record, sha
 from tests.ingest_helpers import run_in_home as run
 from tests.pdfwriter import PdfWriter
 
@@ -37,7 +37,7 @@ def _pdf(lines: list[str]) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def index_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def index_root(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("qlang") / "index"
     ix = PageIndex(root)
     with ix.writer() as writer:
@@ -106,6 +106,7 @@ def test_query_error_names_the_problem_and_its_position(ix: PageIndex, query: st
     assert f"column {position + 1}" in text and "\n" not in text
 
 
+@pytest.mark.whoosh_only("calls the parser with the Whoosh index (`_ix`)")
 @pytest.mark.parametrize("query", ["", "   ", "\t\n"])
 def test_empty_query_is_an_error_of_the_parser(ix: PageIndex, query: str) -> None:
     with pytest.raises(QueryError, match="empty"):
@@ -268,7 +269,7 @@ SURFACE_PAGES = [
 
 
 @pytest.fixture(scope="module", params=["en", "fr"])
-def surface_ix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
+def surface_ix(engine: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
     ix = PageIndex(tmp_path_factory.mktemp("surface") / "index", request.param)
     with ix.writer() as writer:
         writer.add(*extracted(_latin_pdf(SURFACE_PAGES), "/lib/words.pdf"))
@@ -294,7 +295,7 @@ DISTINCT_PAGES, WORDS_PER_PAGE = 800, 50
 
 
 @pytest.fixture(scope="module")
-def wide(tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
+def wide(engine: str, tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
     rng = random.Random(8)
     ix = PageIndex(tmp_path_factory.mktemp("wide") / "index", "none")
     with ix.writer(batch_pages=100_000) as writer:
@@ -306,6 +307,7 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
 
 
 @pytest.mark.slow
+@pytest.mark.whoosh_only("counts the terms of Whoosh's lexicon (`_ix`)")
 def test_the_wide_index_has_tens_of_thousands_of_terms(wide: PageIndex) -> None:
     with wide._ix.searcher() as searcher:
         assert sum(1 for _ in searcher.reader().lexicon("text")) > 30_000
@@ -335,8 +337,7 @@ def test_expansion_is_capped_with_a_note(wide: PageIndex, query: str) -> None:
 
 @pytest.mark.slow
 def test_fuzzy_on_the_wide_index_is_quick_and_finds_the_word(wide: PageIndex) -> None:
-    with wide._ix.searcher() as searcher:
-        word = next(t.decode() for t in searcher.reader().lexicon("text") if len(t) == 8)
+    word = next(w for text in wide.page_texts(sha("wide0")).values() for w in text.split() if len(w) == 8)
     typo = word[0] + word[2] + word[1] + word[3:]  # a transposition
     started = time.process_time()
     result = wide.search(f"{typo}~2", SearchOptions(timeout=5, limit=1000))
@@ -411,6 +412,7 @@ def test_looking_for_suggestions_is_bounded(wide: PageIndex) -> None:
     assert time.process_time() - started < 1.5
 
 
+@pytest.mark.usefixtures("engine")
 @pytest.mark.parametrize("limit", [10, 10_000])
 def test_an_excluded_word_excludes_the_first_match_of_a_segment(tmp_path: Path, limit: int) -> None:
     """Whoosh's AndNot let through its first match when the excluded word's

@@ -19,6 +19,8 @@ LETTER = "/docs/letters/letter-to-bank.pdf"
 ZH = "/docs/cjk/zh.pdf"
 BROKEN = "/docs/broken/bad-file.pdf"
 
+pytestmark = pytest.mark.usefixtures("engine")  # every test on each engine (tests/conftest.py)
+
 
 def _build(root: Path, language: str = "en") -> PageIndex:
     ix = PageIndex(root, language)
@@ -34,7 +36,7 @@ def _build(root: Path, language: str = "en") -> PageIndex:
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def index(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("cli") / "index"
     _build(root)
     return root
