@@ -306,7 +306,10 @@ def assemble(glyphs: Sequence[Glyph], params: Params, why_line: Why | None = Non
     ``TextMap.glyphs``)."""
     run = _ordered(glyphs, params)
     decisions: list[tuple[int, float | None, float | None, bool, str]] = []
-    numbered = _split(run, params, None if why_line is None else lambda *d: decisions.append(d))
+    # Arguments named, not ``*d``: mypyc (setup.py) miscompiles a starred lambda passed as a Why.
+    numbered = _split(run, params, None if why_line is None
+                      else lambda k, measured, limit, decided, reason:
+                      decisions.append((k, measured, limit, decided, reason)))
     placed = [run[k] for indices in numbered for k in indices]
     if why_line is not None:  # a continued line moves glyphs: indices as placed
         position = {k: p for p, k in enumerate(k for indices in numbered for k in indices)}

@@ -51,9 +51,11 @@ class TextState:
         self.rise = 0.0
 
     def copy(self) -> TextState:
-        other = TextState.__new__(TextState)
-        for name in TextState.__slots__:
-            setattr(other, name, getattr(self, name))
+        # Field by field: compiled by mypyc (setup.py), the class has no __slots__ to walk.
+        other = TextState()
+        other.font, other.font_name, other.size = self.font, self.font_name, self.size
+        other.char_spacing, other.word_spacing, other.scale = self.char_spacing, self.word_spacing, self.scale
+        other.leading, other.render, other.rise = self.leading, self.render, self.rise
         return other
 
 
