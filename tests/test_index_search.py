@@ -119,6 +119,13 @@ def library(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Library:
     return Library(ix, records, all_pages)
 
 
+def test_the_indexes_are_on_the_engine_under_test(engine: str, library: Library, big: PageIndex, shelf: PageIndex,
+                                                  fresh: PageIndex) -> None:
+    """Each index fixture asks for ``engine`` (tests/conftest.py): one that did not
+    would be built once and kept for the other engine's tests."""
+    assert {library.ix.engine, big.engine, shelf.engine, fresh.engine} == {engine}
+
+
 def found(result: SearchResult) -> set[tuple[str, int]]:
     return {(h.path, h.page) for h in result.hits}
 

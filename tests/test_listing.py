@@ -71,6 +71,12 @@ def list_json(corpus: dict[str, object], *args: str, cwd: Path | None = None) ->
     return json.loads(proc.stdout)
 
 
+def test_the_indexes_are_on_the_engine_under_test(engine: str, corpus: dict[str, object], big: Path) -> None:
+    """Each index fixture asks for ``engine`` (tests/conftest.py): one that did not
+    would be built once and kept for the other engine's tests."""
+    assert {PageIndex(corpus["root"]).engine, PageIndex(big).engine} == {engine}  # type: ignore[arg-type]
+
+
 def _doc_paths(out: dict) -> list[str]:  # type: ignore[type-arg]
     return [d["path"] for d in out["documents"]]
 

@@ -166,6 +166,12 @@ def library(engine: str, tmp_path_factory: pytest.TempPathFactory) -> PageIndex:
                       "中文全文检索系统 and running notes", "unrelated zebra page")
 
 
+def test_the_index_is_on_the_engine_under_test(engine: str, library: PageIndex) -> None:
+    """The index fixture asks for ``engine`` (tests/conftest.py): else it
+    would be built once and kept for the other engine's tests."""
+    assert library.engine == engine
+
+
 @pytest.mark.parametrize(("query", "terms"), [
     ("culture", {"cultur"}),
     ("Running", {"run"}),

@@ -56,6 +56,13 @@ def ix(index_root: Path) -> PageIndex:
     return PageIndex(index_root)
 
 
+def test_the_indexes_are_on_the_engine_under_test(engine: str, ix: PageIndex, surface_ix: PageIndex,
+                                                  wide: PageIndex) -> None:
+    """Each index fixture asks for ``engine`` (tests/conftest.py): one that did not
+    would be built once and kept for the other engine's tests."""
+    assert {ix.engine, surface_ix.engine, wide.engine} == {engine}
+
+
 def found(result: SearchResult) -> set[tuple[str, int]]:
     return {(h.path, h.page) for h in result.hits}
 

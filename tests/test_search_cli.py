@@ -19,8 +19,6 @@ LETTER = "/docs/letters/letter-to-bank.pdf"
 ZH = "/docs/cjk/zh.pdf"
 BROKEN = "/docs/broken/bad-file.pdf"
 
-pytestmark = pytest.mark.usefixtures("engine")  # every test on each engine (tests/conftest.py)
-
 
 def _build(root: Path, language: str = "en") -> PageIndex:
     ix = PageIndex(root, language)
@@ -40,6 +38,12 @@ def index(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("cli") / "index"
     _build(root)
     return root
+
+
+def test_the_index_is_on_the_engine_under_test(engine: str, index: Path) -> None:
+    """The index fixture asks for ``engine`` (tests/conftest.py): else it
+    would be built once and kept for the other engine's tests."""
+    assert PageIndex(index).engine == engine
 
 
 def search_json(home: Path, index: Path, query: str, *options: str) -> dict:  # type: ignore[type-arg]
@@ -214,6 +218,7 @@ def test_stats_plain(home: Path, index: Path) -> None:
 
 # ---- reindex --------------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("engine")
 def test_reindex_changes_language_and_search_follows_the_index(home: Path, tmp_path: Path) -> None:
     root = tmp_path / "index"
     _build(root)
@@ -249,6 +254,7 @@ def test_index_option_wins_over_environment(home: Path, index: Path, tmp_path: P
     assert Path(json.loads(proc.stdout)["location"]) == index
 
 
+@pytest.mark.usefixtures("engine")
 def test_default_index_dir_is_under_xdg_data_home(home: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
     _build(data / "pdfindex" / "index")
