@@ -19,21 +19,23 @@ MYPYC = "mypy==2.4.1"
 #: Left out: content.py and errors.py (classes deriving from list and str, which mypyc
 #: refuses), streams.py (it patches pdfminer's methods with plain functions, which
 #: compiled are no descriptors), textmap.py (a Generic class fails to import compiled),
-#: cmaps.py (surrogates in string literals).
-COMPILED = ["assemble", "interpreter", "glyph", "geometry", "fonts", "params", "values", "encodings",
-            "layout", "quality", "plausibility", "extract", "images"]
+#: cmaps.py (surrogates in string literals), and the modules with frozen dataclasses,
+#: params, quality, images and plausibility: compiled, a page holding them no longer
+#: unpickles (the pool sends pages between processes), and Params took True as an int.
+COMPILED = ["assemble", "interpreter", "glyph", "geometry", "fonts", "values", "encodings", "layout", "extract"]
 
 
-def _compiled(wanted: bool) -> list[Extension]:
-    if not wanted:
-        return []
-    try:
-        from mypyc.build import mypycify  # noqa: PLC0415 (only present when compiling)
-    except ImportError:  # the first pass of an isolated build, which asks for MYPYC
-        return []
-    return mypycify([f"pdfindex/pipeline/{name}.py" for name in COMPILED], group_name="pdfindex")
+def _compiled() -> list[Extension]:
+    from mypyc.build import mypycify  # noqa: PLC0415 (present only in a compiling build)
+    # Silent on the modules compiled ones import: an isolated build checks types
+    # without pdfindex's dependencies, where their ignores and inferences differ.
+    return mypycify(["--follow-imports=silent", "--no-warn-unused-ignores",
+                     *(f"pdfindex/pipeline/{name}.py" for name in COMPILED)], group_name="pdfindex")
 
 
-# Never editable: modules compiled into the source tree would shadow the files being edited.
-wanted = os.environ.get("PDFINDEX_MYPYC") == "1" and "editable_wheel" not in sys.argv
-setup(ext_modules=_compiled(wanted), setup_requires=[MYPYC] if wanted else [])
+wanted = os.environ.get("PDFINDEX_MYPYC") == "1"
+# Compiled only when a wheel is built: not for metadata (an isolated build's first
+# passes, before MYPYC is there), never editable (modules compiled into the source
+# tree would shadow the files being edited).
+setup(ext_modules=_compiled() if wanted and "bdist_wheel" in sys.argv else [],
+      setup_requires=[MYPYC] if wanted else [])
