@@ -77,11 +77,6 @@ def shown(result: object) -> set[tuple[str, int, str, tuple[tuple[int, int], ...
     return {(h.path, h.page, h.snippet, tuple((s.start, s.end) for s in h.spans)) for h in result.hits}  # type: ignore[attr-defined]
 
 
-@pytest.fixture(params=ENGINES)
-def engine(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
 def test_the_engine_is_the_one_asked_for_and_stored(tmp_path: Path, engine: str) -> None:
     index = make(tmp_path, engine)
     assert stored_engine(index.root) == engine
