@@ -42,7 +42,7 @@ class _MarkerFormatter(highlight.Formatter):
         return f"{_OPEN}{highlight.get_text(text, token, replace)}{_CLOSE}"
 
 
-def _searches_records(query: Query) -> bool:
+def searches_records(query: Query) -> bool:
     """A query only about file-record fields (error:, status:) looks at records."""
     fields = {fieldname for fieldname, _ in query.iter_all_terms()}
     return bool(fields) and fields <= RECORD_FIELDS
@@ -202,7 +202,7 @@ def _has_phrase(query: Query, schema: Any) -> bool:
 
 
 def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: int | None) -> tuple[Any, bool]:
-    records = _searches_records(query)
+    records = searches_records(query)
     allow, restrict = _filters(searcher, options, records)
     # Skipping blocks by quality hardly skips for a phrase (every block of two common
     # words holds a page that scores high), and then the total needs a second pass:

@@ -408,10 +408,7 @@ def open_index(root: Path, language: str | None, create: bool = True, new_langua
     it); a language given must be the stored one. Raises FileNotFoundError when
     there is no index and ``create`` is False, EngineChanged when the index is on
     another engine (a reindex changed it under an open PageIndex)."""
-    path, language, engine, meta = open_current(root, language, create, new_language, new_shards)
-    if engine != "whoosh":
-        raise EngineChanged(f"the index at {root} is now on the {engine} engine (`pdfindex reindex --engine`): "
-                            "open it again")
+    path, language, meta = open_current(root, language, create, new_language, new_shards, "whoosh")
     return path, open_generation(root, path, shards_of(root, meta)), language
 
 
@@ -420,9 +417,11 @@ class EngineChanged(SearchIndexError):
 
 
 def open_current(root: Path, language: str | None, create: bool = True, new_language: str = DEFAULT_LANGUAGE,
-                 new_shards: int = 1, new_engine: str = DEFAULT_ENGINE) -> tuple[Path, str, str, dict[str, Any]]:
-    """The checks and creation every engine shares (``open_index`` says which):
-    the current generation, its language, its engine and its settings."""
+                 new_shards: int = 1, engine: str = DEFAULT_ENGINE) -> tuple[Path, str, dict[str, Any]]:
+    """The checks and creation every engine shares (``open_index`` says which): the
+    current generation, its language and its settings. The index must be on
+    ``engine`` (a new one is made on it), else EngineChanged: a reindex moved it to
+    another engine under an open PageIndex."""
     for name in (language, new_language):
         if name is not None:
             check_language(name)
@@ -433,12 +432,12 @@ def open_current(root: Path, language: str | None, create: bool = True, new_lang
             raise FileNotFoundError(f"no index at {root}")
         _refuse_foreign_folder(root)
         language = language or new_language
-        path, _ = new_generation(root, language, new_shards, new_engine)
+        path, _ = new_generation(root, language, new_shards, engine)
         switch_to(root, path)
         _tighten(root, path)
         index_id(root, create=True)
         with storage_faults(root, "opening the index"):
-            return path, language, new_engine, _read_meta(root, path)
+            return path, language, _read_meta(root, path)
     with storage_faults(root, "opening the index"):
         meta = _read_meta(root, path)
     stored = meta.get("language")
@@ -455,7 +454,10 @@ def open_current(root: Path, language: str | None, create: bool = True, new_lang
             f"PDFINDEX_LANGUAGE={stored}, or run `pdfindex reindex --language {language}` to change the index"
         )
     _tighten(root, path)
-    return path, stored, engine_of(root, meta), meta
+    if (stored_on := engine_of(root, meta)) != engine:
+        raise EngineChanged(f"the index at {root} is now on the {stored_on} engine (`pdfindex reindex --engine`): "
+                            "open it again")
+    return path, stored, meta
 
 
 def _refuse_foreign_folder(root: Path) -> None:

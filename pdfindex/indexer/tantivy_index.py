@@ -66,11 +66,7 @@ class TantivyPageIndex(PageIndex):
 
     def _open(self, language: str | None, create: bool, new_language: str = store.DEFAULT_LANGUAGE,
               new_shards: int = 1) -> None:
-        path, self.language, engine, _ = store.open_current(self.root, language, create, new_language, new_shards,
-                                                            ENGINE)
-        if engine != ENGINE:
-            raise store.EngineChanged(f"the index at {self.root} is now on the {engine} engine "
-                                      "(`pdfindex reindex --engine`): open it again")
+        path, self.language, _ = store.open_current(self.root, language, create, new_language, new_shards, ENGINE)
         with store.storage_faults(self.root, "opening the index"):
             self._tantivy = open_tantivy(path)
         self.path = path

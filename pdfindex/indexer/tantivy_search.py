@@ -27,8 +27,7 @@ from .errors import QueryError
 from .exact import RERANK_WINDOW, rerank, typed_forms
 from .folding import METADATA_FIELDS, _positive_leaves
 from .query import bound_expansions, parse, suggest
-from .schema import RECORD_FIELDS
-from .search import _SNIPPET_CHARS, _has_phrase, _hit, _MarkerFormatter, is_listing_query
+from .search import _SNIPPET_CHARS, _has_phrase, _hit, _MarkerFormatter, is_listing_query, searches_records
 from .tantivy_listing import list_page_groups, list_pages
 from .tantivy_lexicon import Lexicon
 from .tantivy_query import field_terms, filters, translate
@@ -37,12 +36,6 @@ from .tantivy_schema import count, matching, stored_of, whoosh_schema
 _Occur = tantivy.Occur
 #: ``--sort``: the fast field and direction of each order but score.
 _ORDERS = {"date": ("date", tantivy.Order.Desc), "path": ("path", tantivy.Order.Asc)}
-
-
-def _searches_records(query: Query) -> bool:
-    """A query only about file-record fields (error:, status:) looks at records."""
-    fields = {fieldname for fieldname, _ in query.iter_all_terms()}
-    return bool(fields) and fields <= RECORD_FIELDS
 
 
 def _required(clauses: list[tantivy.Query]) -> list[tuple[tantivy.Occur, tantivy.Query]]:
@@ -155,7 +148,7 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
     searcher = index.searcher()
     lexicon = cast(Any, Lexicon(searcher, schema, language))
     expanded, expansion = bound_expansions(lexicon, parsed.query, deadline)
-    records = _searches_records(expanded)
+    records = searches_records(expanded)
     query = tantivy.Query.boolean_query([(_Occur.Must, translate(schema, expanded)),
                                          *_required(filters(schema, options, records))])
     away = [] if records else _folded_away(searcher, schema, expanded, query)

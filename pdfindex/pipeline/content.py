@@ -151,8 +151,9 @@ _ARRAY_ITEMS = re.compile(rb"(\()(" + _STRING + rb")\)|<(" + _HEX + rb")>|(" + _
 # six numbers each (more is for the token-by-token reading and its caps), and only
 # counts its tokens.
 PATH_OPERATORS = frozenset(b"m l c v y re h S s f F f* B B* b b* n W W* w J j M i g G rg RG k K".split())
+_PATH_OPERATOR = b"|".join(re.escape(op) for op in sorted(PATH_OPERATORS, key=lambda op: (-len(op), op)))
 _PATH_RUN = re.compile(rb"(?:" + _WS + rb"*+(?:" + _NUMBER + _DELIMITED + _WS + rb"*+){0,6}+"
-                       rb"(?:re|rg|RG|[mlcvyhSsFn]|[fBbW]\*?|[wJjMigGkK])" + _DELIMITED + rb")++")
+                       rb"(?:" + _PATH_OPERATOR + rb")" + _DELIMITED + rb")++")
 _WORDS = re.compile(_REGULAR + rb"+")
 _ESCAPE = re.compile(rb"\\(?:([0-7]{1,3})|(\r\n|[\r\n])|(.))", re.S)
 _ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
