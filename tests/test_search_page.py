@@ -362,6 +362,13 @@ def test_hostile_titles_and_file_names_are_shown_as_text(site: dict[str, Any], p
     assert page.locator("script").count() == 0 and page.locator("main img[onerror]").count() == 0
 
 
+def test_a_word_no_page_holds_with_the_others_is_shown_as_missing(site: dict[str, Any], page: Any) -> None:
+    _search(page, site["open"], page_word("volc", 1) + " <b>zzqx</b>")
+    assert _hits(page) == [("volcano.pdf", "page 1")]
+    assert page.locator(".hit .missing s").all_inner_texts() == ["<b>zzqx</b>"]  # shown as text
+    assert "showing pages that hold 1 of them" in page.locator(".summary").inner_text()
+
+
 def test_cjk_and_right_to_left_text(site: dict[str, Any], page: Any) -> None:
     server = site["open"]
     _search(page, server, "天気")

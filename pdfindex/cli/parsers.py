@@ -53,8 +53,10 @@ running), without accents or case.
 A query is at most 1,000 characters and 64 words; wildcards, ranges and fuzzy
 words expand to at most 1,000 index terms (a note says when more matched). A
 mistake (an unclosed quote or parenthesis, an unknown field, an operator with
-nothing after it) is an error naming its column, exit status 2. A query that
-finds nothing suggests a correction from the index's words. A query starting
+nothing after it) is an error naming its column, exit status 2. When no page
+holds every word of 2-6 plain words, the pages holding most of them are shown,
+each with the words it lacks (+word to require one). A query that finds
+nothing suggests a correction from the index's words. A query starting
 with - goes after --:  pdfindex search -- -draft report"""
 
 SEARCH_EXAMPLES = """\

@@ -97,12 +97,14 @@ def _print_result(result: SearchResult, offset: int, bold: bool) -> None:
             out.write(f"{shown(group.path)}  pages {numbers}{_score(group.score)}\n")
             out.write(_about(best))
             out.write(f"    p.{best.page} ({_coverage(best)}): {_marked(best, bold)}\n")
+            out.write(_missing(best))
         unit, shown_count = "document", len(result.groups)
     else:
         for hit in result.hits:
             out.write(f"{shown(hit.path)}  p.{hit.page}{_score(hit.score)}  {_coverage(hit)}\n")
             out.write(_about(hit))
             out.write(f"    {_marked(hit, bold)}\n")
+            out.write(_missing(hit))
         unit, shown_count = "page", len(result.hits)
     plural = "" if result.total == 1 and not result.total_is_lower_bound else "s"
     out.write(f"{total_text(result.total, result.total_is_lower_bound)} {unit}{plural} matched in {result.took:.3f} s"
@@ -111,6 +113,11 @@ def _print_result(result: SearchResult, offset: int, bold: bool) -> None:
         out.write(f"note: {shown(result.note)}\n")
     if result.suggestion:
         out.write(f"did you mean: {shown(result.suggestion)}\n")
+
+
+def _missing(hit: Hit) -> str:
+    """The query's words a relaxed search's hit lacks (``indexer.relaxed``)."""
+    return f"    missing: {' '.join(shown(w) for w in hit.missing)}\n" if hit.missing else ""
 
 
 def _showing(result: SearchResult, offset: int, count: int) -> str:

@@ -31,6 +31,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "snippet": hit.snippet, "highlights": [[s.start, s.end] for s in hit.spans], "doc_hash": hit.doc_hash,
         "author": hit.author, "created": hit.created, "modified": hit.modified,
         "paths": list(hit.paths or [hit.path]), "problems": problems_json(hit.problems),
+        "missing": list(hit.missing),
     }
 
 

@@ -37,6 +37,7 @@ from .errors import is_storage_fault
 from .marks import expand_terms
 from .rebuild import reindex
 from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, holders
+from .relaxed import relaxed_search
 from .search import estimated_postings, run_search
 from .shards import parts
 
@@ -187,7 +188,9 @@ class PageIndex:
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
         with self._faults("searching"):
-            return run_search(self._searcher(), query, options or SearchOptions())
+            searcher = self._searcher()
+            return relaxed_search(lambda text, opts: run_search(searcher, text, opts), query,
+                                  options or SearchOptions())
 
     def terms_to_mark(self, query: str, timeout: float = 5.0) -> frozenset[str]:
         """The indexed page-text terms ``query`` would match, as the index holds them

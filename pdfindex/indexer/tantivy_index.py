@@ -45,6 +45,7 @@ from .tantivy_schema import (
     stored_of,
     to_document,
 )
+from .relaxed import relaxed_search
 from .tantivy_search import run_search
 from .tantivy_writer import TantivyWriter, holders, open_writer, stored_documents
 
@@ -123,7 +124,8 @@ class TantivyPageIndex(PageIndex):
         with self._faults("searching"):
             _, index, language = self._generation()
             index.reload()
-            return run_search(index, language, query, options or SearchOptions())
+            return relaxed_search(lambda text, opts: run_search(index, language, text, opts), query,
+                                  options or SearchOptions())
 
     def _lexicon(self) -> Any:
         """The index as the Whoosh-side readers of terms see it (``tantivy_lexicon``)."""
