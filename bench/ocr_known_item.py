@@ -282,17 +282,17 @@ def ingest(scans: Sequence[ScanLike], settings: Settings, env: Mapping[str, str]
     return note
 
 
-def search(query: Query, env: Mapping[str, str], timeout: float) -> tuple[list[str], bool]:
-    """The stems pdfindex ranks for a query, best document first, and whether they
-    hold only most of its words (no page held all: a relaxed search, indexer/relaxed.py)."""
+def search(query: Query, env: Mapping[str, str], timeout: float) -> tuple[list[str], set[str]]:
+    """The stems pdfindex ranks for a query, best document first, and those of them
+    that hold only most of its words (shown after the few holding all: indexer/relaxed.py)."""
     argv = [*pdfindex_cli(), "search", "--json", "--by-document", "--limit", str(SEARCH_LIMIT), "--",
             " ".join(query.words)]
     done = _run(argv, env, timeout)
     if done.returncode:
-        return [], False
+        return [], set()
     result = json.loads(done.stdout)
-    relaxed = any(hit.get("missing") for hit in result["hits"])
-    return [Path(doc["path"]).stem for doc in result["documents"]], relaxed
+    partly = {Path(hit["path"]).stem for hit in result["hits"] if hit.get("missing")}
+    return [Path(doc["path"]).stem for doc in result["documents"]], partly
 
 
 def pdfindex_score(scans: Sequence[ScanLike], queries: Sequence[Query], twin_map: Mapping[str, set[str]],
@@ -308,11 +308,11 @@ def pdfindex_score(scans: Sequence[ScanLike], queries: Sequence[Query], twin_map
         ranked, partly = search(q, env, settings.timeout)
         if first_other_than_twins(ranked, q, twin_map) != q.stem:
             missed.append(q)
-        elif partly:
+        elif q.stem in partly:
             relaxed += 1
     if relaxed:
-        note += (f"; {relaxed} found by pages holding most of the words (no page held all three);"
-                 f" requiring all: {len(queries) - len(missed) - relaxed}/{len(queries)}")
+        note += (f"; {relaxed} found by a page holding most of the words;"
+                 f" by pages holding all three: {len(queries) - len(missed) - relaxed}/{len(queries)}")
     return SystemScore("pdfindex", "pdfindex search", len(queries), missed, note)
 
 

@@ -156,7 +156,10 @@ def test_word(library: Library) -> None:
 
 
 def test_words_are_anded_by_default(library: Library) -> None:
-    assert search(library, "quick ledger") == pages_of(ANNUAL, 1) | pages_of(INVOICE, 1)
+    result = library.ix.search("quick ledger", SearchOptions(limit=100))
+    assert {(h.path, h.page) for h in result.hits if not h.missing} == pages_of(ANNUAL, 1) | pages_of(INVOICE, 1)
+    assert result.hits[:2] == [h for h in result.hits if not h.missing]  # then pages with one of the two
+    assert search(library, "+quick +ledger") == pages_of(ANNUAL, 1) | pages_of(INVOICE, 1)
     assert search(library, "quick OR river") == (pages_of(ANNUAL, 1) | pages_of(RECEIPT, 2) | pages_of(INVOICE, 1)
                                                  | pages_of(NOTES, 1))
 

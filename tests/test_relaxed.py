@@ -1,6 +1,7 @@
-"""A query no page holds every word of finds the pages that hold most of them
+"""After the few pages holding every word of a query, the pages that hold most of them
 (indexer/relaxed.py; issue 22: an OCR'd fax reads ``August`` as ``Angnst``, and a
-user who remembers three of its words must still find it). On both engines."""
+user who remembers three of its words must still find it, even when a clean copy
+holds all three). On both engines."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -9,7 +10,7 @@ import pytest
 from pdfindex.cli.search_cmd import _print_result
 from pdfindex.contract.shapes import result_json
 from pdfindex.indexer import PageIndex, SearchOptions
-from pdfindex.indexer.relaxed import MAX_WORDS, narrower, plain_words
+from pdfindex.indexer.relaxed import FEW, MAX_WORDS, narrower, plain_words
 from tests.index_helpers import page, record
 
 #: A fax whose OCR misread "August" and "Took", beside two other documents.
@@ -19,6 +20,7 @@ LIBRARY = [
     ("letter", "/docs/letter.pdf", [page(1, "A slow letter about the state of the road, sent in August.")]),
     ("notes", "/docs/notes.pdf", [page(1, "Notes on rivers and bridges."),
                                   page(2, "Scanned page", coverage=None, needs_ocr=True)]),
+    ("many", "/docs/many.pdf", [page(n, "alpha beta") for n in range(1, FEW + 1)] + [page(FEW + 1, "alpha gamma")]),
 ]
 
 
@@ -38,7 +40,7 @@ def _pages(result: object) -> list[tuple[str, int, tuple[str, ...]]]:
 def test_a_misread_word_leaves_the_page_found_by_the_others(index: PageIndex) -> None:
     result = index.search("major took state")
     assert _pages(result) == [("/scans/fax.pdf", 1, ("took",))]
-    assert result.total == 1 and not result.total_is_lower_bound
+    assert (result.total, result.all_words_total) == (1, 0) and not result.total_is_lower_bound
     assert "no page holds all 3 words: showing pages that hold 2 of them" in result.note
     assert result.hits[0].spans  # highlighted as any hit
 
@@ -55,10 +57,23 @@ def test_down_to_one_word_when_no_page_holds_two(index: PageIndex) -> None:
     assert "hold 1 of them" in result.note
 
 
-def test_a_page_holding_every_word_is_found_as_ever(index: PageIndex) -> None:
+def test_a_page_holding_every_word_comes_first_then_those_holding_most(index: PageIndex) -> None:
+    result = index.search("major rivers")
+    assert _pages(result)[0] == ("/scans/fax.pdf", 2, ())
+    assert set(_pages(result)[1:]) == {("/scans/fax.pdf", 1, ("rivers",)), ("/docs/notes.pdf", 1, ("major",))}
+    assert (result.total, result.all_words_total) == (3, 1)
+    assert "1 page holds all 2 words; then 2 that hold 1" in result.note
+
+
+def test_nothing_follows_when_no_other_page_holds_any_word(index: PageIndex) -> None:
     result = index.search("slow road state")
     assert {(h.path, h.missing == []) for h in result.hits} == {("/scans/fax.pdf", True), ("/docs/letter.pdf", True)}
-    assert result.note == ""
+    assert result.note == "" and result.all_words_total is None
+
+
+def test_enough_pages_holding_every_word_are_shown_alone(index: PageIndex) -> None:
+    result = index.search("alpha beta", SearchOptions(limit=20))
+    assert result.total == FEW and all(h.missing == [] for h in result.hits) and result.all_words_total is None
 
 
 @pytest.mark.parametrize("query", ["+major +took +state", "major AND took AND state", '"major took" state',
@@ -98,9 +113,10 @@ def test_pages_of_the_merged_result(index: PageIndex) -> None:
 
 
 def test_json_hits_name_what_they_lack(index: PageIndex) -> None:
-    hits = result_json(index.search("major took state"))["hits"]
-    assert [h["missing"] for h in hits] == [["took"]]
-    assert result_json(index.search("major state"))["hits"][0]["missing"] == []
+    relaxed = result_json(index.search("major took state"))
+    assert [h["missing"] for h in relaxed["hits"]] == [["took"]] and relaxed["all_words_total"] == 0
+    exact = result_json(index.search("alpha beta"))
+    assert exact["hits"][0]["missing"] == [] and exact["all_words_total"] is None
 
 
 @pytest.mark.parametrize(("query", "words"), [

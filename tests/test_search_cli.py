@@ -71,8 +71,9 @@ def _one_error_line(proc: subprocess.CompletedProcess[str], status: int = 1) -> 
 def test_search_json_structure(home: Path, index: Path) -> None:
     out = search_json(home, index, "revenue")
     assert set(out) == {"version", "query", "total", "total_is_lower_bound", "took", "partial", "note", "hits",
-                        "documents", "suggestion"}  # as docs/json.md lists them
-    assert (out["version"], out["total_is_lower_bound"], out["documents"], out["suggestion"]) == (1, False, [], "")
+                        "documents", "suggestion", "all_words_total"}  # as docs/json.md lists them
+    assert (out["version"], out["total_is_lower_bound"], out["documents"], out["suggestion"], out["all_words_total"]) \
+        == (1, False, [], "", None)
     assert out["query"] == "revenue"
     assert out["total"] == 3
     assert out["partial"] is False
@@ -341,6 +342,9 @@ def test_fail_if_none_exits_1_when_nothing_matched(home: Path, index: Path) -> N
         assert run(home, "search", "nonexistentword", *extra, "--index", index).returncode == 0
     beyond = run(home, "search", "revenue", "--offset", "10", "--fail-if-none", "--index", index)
     assert beyond.returncode == 0  # pages matched, though none is shown
+    some = run(home, "search", "revenue nonexistentword", "--json", "--fail-if-none", "--index", index)
+    assert some.returncode == 1, some.stderr  # pages hold one of the words, none holds both
+    assert json.loads(some.stdout)["total"] == 3 and json.loads(some.stdout)["all_words_total"] == 0
 
 
 def test_the_dash_check_knows_the_one_letter_options_of_search() -> None:

@@ -53,9 +53,9 @@ running), without accents or case.
 A query is at most 1,000 characters and 64 words; wildcards, ranges and fuzzy
 words expand to at most 1,000 index terms (a note says when more matched). A
 mistake (an unclosed quote or parenthesis, an unknown field, an operator with
-nothing after it) is an error naming its column, exit status 2. When no page
-holds every word of 2-6 plain words, the pages holding most of them are shown,
-each with the words it lacks (+word to require one). A query that finds
+nothing after it) is an error naming its column, exit status 2. When fewer than
+10 pages hold every word of 2-6 plain words, the pages holding most of them
+follow, each with the words it lacks (+word to require one). A query that finds
 nothing suggests a correction from the index's words. A query starting
 with - goes after --:  pdfindex search -- -draft report"""
 
@@ -278,7 +278,7 @@ def _add_index_commands(sub: Any) -> None:
     p.add_argument("--sort", choices=SORT_ORDERS, default="score",
                    help="order of hits: score (default), date (newest first) or path")
     p.add_argument("--fail-if-none", action="store_true",
-                   help="exit with status 1 when nothing matched (as grep does), for scripts")
+                   help="exit with status 1 when no page holds every word (as grep does), for scripts")
     p.add_argument("--exact-count", action="store_true",
                    help=f"count every match (by default counting stops at {COUNT_CAP:,}, shown as {COUNT_CAP:,}+)")
     p.add_argument("--json", action="store_true", help="the hits as JSON (docs/json.md), highlights as offsets")

@@ -33,7 +33,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         write_json(result_json(result))
     else:
         _print_result(result, args.offset, bold=use_color())
-    return EXIT_NONE_FOUND if args.fail_if_none and not result.total else 0
+    every_word = result.total if result.all_words_total is None else result.all_words_total
+    return EXIT_NONE_FOUND if args.fail_if_none and not every_word else 0
 
 
 def total_text(total: int, lower_bound: bool) -> str:

@@ -147,6 +147,9 @@ class SearchResult:
     #: For a search that found nothing: the query with each word the index does not
     #: hold replaced by the nearest one it does ("did you mean …"), else "".
     suggestion: str = ""
+    #: When pages holding most of the words follow those holding all of them
+    #: (``indexer.relaxed``): how many of ``total`` hold every word; else None.
+    all_words_total: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

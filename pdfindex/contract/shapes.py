@@ -66,7 +66,8 @@ def result_json(result: SearchResult) -> dict[str, Any]:
     documents with the numbers of their pages among the hits."""
     out: dict[str, Any] = {"version": JSON_VERSION, "query": result.query, "total": result.total,
                            "total_is_lower_bound": result.total_is_lower_bound, "took": round(result.took, 4),
-                           "partial": result.partial, "note": result.note, "suggestion": result.suggestion}
+                           "partial": result.partial, "note": result.note, "suggestion": result.suggestion,
+                           "all_words_total": result.all_words_total}
     hits: list[dict[str, Any]] = []
     documents: list[dict[str, Any]] = []
     if result.groups:

@@ -1,11 +1,14 @@
-"""When all the words of a query together find nothing: the pages that hold most of them.
+"""After the pages holding every word of a query, when they are few: the pages that hold
+most of them.
 
 OCR misreads a word now and then (a fax's ``August`` as ``Angnst``), and a person
 remembers a word the page does not quite have. Three words typed, one of them not on the
-page as indexed, and an AND finds nothing: the document is lost for a reason the user
-cannot see. Web search engines answer such a query with the pages that hold most of its
-words and say what each one lacks ("Missing: august"); so does this. The hits of a
-relaxed search carry the words they lack, and the result's note says it was relaxed.
+page as indexed, and an AND passes the page over, or finds nothing at all: the document is
+lost for a reason the user cannot see. Web search engines show, after the pages holding
+every word, the pages that hold most of them, each saying what it lacks ("Missing:
+august"); so does this, when fewer than ``FEW`` pages (or documents) hold every word. The
+pages holding every word always come first; the others carry the words they lack, and the
+result's note says how many of each there are.
 
 Only a query of plain words is relaxed, as a person types one: a ``+``, ``-``, field,
 phrase, range, weight, fuzzy word, ``AND`` or ``OR`` says what was meant exactly
@@ -14,10 +17,11 @@ ordered by date or path would mix pages holding more words with pages holding fe
 
 Which pages hold most of the words is found with narrower queries, run by the engine's
 own search (so filters, snippets and grouping are those of any search): each query of the
-words but one, then, if none of those finds anything, of the words but two, and so on. A
-page found with the words but ``w`` lacks ``w``: had it held every word, the whole query
-would have found it; and at a lower level, had it held one more, the level above would
-have. Bounded by ``MAX_WORDS`` and ``MAX_SEARCHES``, and by the search's time limit.
+words but one, then, if those find no page beyond the first ones, of the words but two, and
+so on; one level is shown. A page found at a level and not above lacks exactly the words
+its query left out: had it held one more, the level above would have found it. Bounded by
+``MAX_WORDS`` and ``MAX_SEARCHES``, and by the search's time limit; past either, the first
+search's result is returned as it was.
 """
 from __future__ import annotations
 
@@ -31,6 +35,9 @@ from pdfindex.contract.records import DocumentHits, Hit, SearchOptions, SearchRe
 from .errors import QueryError
 from .query_syntax import Word, read
 
+#: Fewer pages (documents, grouped) than this holding every word, and the pages
+#: holding most of them follow.
+FEW = 10
 #: A query of more plain words is not relaxed: its narrower queries grow too fast,
 #: and a person who typed that many words is not recalling a few.
 MAX_WORDS = 6
@@ -38,6 +45,7 @@ MAX_WORDS = 6
 MAX_SEARCHES = 20
 
 Search = Callable[[str, SearchOptions], SearchResult]
+Unit = Hit | DocumentHits
 
 
 def plain_words(text: str) -> list[str] | None:
@@ -70,72 +78,79 @@ def narrower(words: list[str]) -> Iterator[list[tuple[str, tuple[str, ...]]]]:
 
 
 def relaxed_search(search: Search, text: str, options: SearchOptions) -> SearchResult:
-    """``search(text, options)``; when that finds nothing (and was not cut short),
-    the pages holding most of the words, if the query is ``plain_words``."""
+    """``search(text, options)``, followed, when fewer than ``FEW`` pages hold every
+    word of a ``plain_words`` query, by the pages holding most of them."""
     started = time.perf_counter()
     result = search(text, options)
     words = plain_words(text) if options.sort == "score" else None
-    if result.total or result.partial or words is None:
+    if words is None or result.partial or result.total >= FEW or result.total_is_lower_bound:
         return result
     deadline = time.monotonic() + options.timeout
-    wider = replace(options, offset=0, limit=options.offset + options.limit)
+    full = result
+    if options.offset or len(_units(result, options)) < result.total:  # every page holding all the words
+        full = search(text, replace(options, offset=0, limit=FEW))
+    first = _units(full, options)
+    seen = {_key(unit) for unit in first}
+    fetch = replace(options, offset=0, limit=options.offset + options.limit + len(first))
     searches = 0
     for level in narrower(words):
-        found: list[tuple[SearchResult, tuple[str, ...]]] = []
+        found: dict[str | tuple[str, int], Unit] = {}
+        complete = True
         for query, missing in level:
             left = deadline - time.monotonic()
             if searches == MAX_SEARCHES or left <= 0:
                 return result
             searches += 1
             try:
-                narrow = search(query, replace(wider, timeout=left))
+                narrow = search(query, replace(fetch, timeout=left))
             except QueryError:  # the words left are all punctuation
                 continue
             if narrow.partial:
                 return result
-            if narrow.total:
-                found.append((narrow, missing))
+            units = _units(narrow, options)
+            complete = complete and narrow.total <= len(units) and not narrow.total_is_lower_bound
+            for unit in units:
+                if _key(unit) not in seen and _key(unit) not in found:
+                    _lacks(unit, missing)
+                    found[_key(unit)] = unit
         if found:
-            return _merged(result, found, options, len(words), time.perf_counter() - started)
+            more = sorted(found.values(), key=_score, reverse=True)
+            return _joined(full, first, more, complete, options, (len(words), len(words) - len(level[0][1])),
+                           time.perf_counter() - started)
     return result
 
 
-def _merged(nothing: SearchResult, found: list[tuple[SearchResult, tuple[str, ...]]], options: SearchOptions,
-            words: int, took: float) -> SearchResult:
-    """One result of the narrower searches of a level: each page (or document) once,
-    best score first, with the words it lacks."""
-    held = words - len(found[0][1])
+def _units(result: SearchResult, options: SearchOptions) -> list[Unit]:
+    return list(result.groups) if options.by_document else list(result.hits)
+
+
+def _key(unit: Unit) -> str | tuple[str, int]:
+    return unit.doc_hash if isinstance(unit, DocumentHits) else (unit.doc_hash, unit.page)
+
+
+def _lacks(unit: Unit, missing: tuple[str, ...]) -> None:
+    for hit in unit.pages if isinstance(unit, DocumentHits) else [unit]:
+        hit.missing = list(missing)
+
+
+def _score(unit: Unit) -> float:
+    return unit.score or 0.0
+
+
+def _joined(full: SearchResult, first: list[Unit], more: list[Unit], complete: bool, options: SearchOptions,
+            held_of: tuple[int, int], took: float) -> SearchResult:
+    """The pages holding every word, then those holding ``held`` of the ``words``, in
+    the window asked for, with a note saying how many of each."""
+    words, held = held_of
     unit = "documents" if options.by_document else "pages"
-    note = f"no page holds all {words} words: showing {unit} that hold {held} of them"
-    note = "; ".join(filter(None, [nothing.note, note]))
-    complete = all(r.total <= (len(r.groups) if options.by_document else len(r.hits)) for r, _ in found)
-    window = slice(options.offset, options.offset + options.limit)
-    if options.by_document:
-        groups: dict[str, DocumentHits] = {}
-        for r, missing in found:
-            for group in r.groups:
-                for hit in group.pages:
-                    hit.missing = list(missing)
-                best = groups.get(group.doc_hash)
-                if best is None or _score(group.pages[0]) > _score(best.pages[0]):
-                    groups[group.doc_hash] = group
-        ranked_groups = sorted(groups.values(), key=lambda g: -_score(g.pages[0]))
-        total = len(ranked_groups)
-        shown_groups, hits = ranked_groups[window], []
+    if first:
+        said = (f"{len(first)} {unit[:-1] + ' holds' if len(first) == 1 else unit + ' hold'} all {words} words;"
+                f" then {len(more)} that hold{'s' if len(more) == 1 else ''} {held}")
     else:
-        pages: dict[tuple[str, int], Hit] = {}
-        for r, missing in found:
-            for hit in r.hits:
-                hit.missing = list(missing)
-                pages.setdefault((hit.doc_hash, hit.page), hit)
-        ranked = sorted(pages.values(), key=lambda h: -_score(h))
-        total = len(ranked)
-        shown_groups, hits = [], ranked[window]
-    if not complete:
-        total = max(total, *(r.total for r, _ in found))
-    return replace(nothing, total=total, hits=hits, groups=shown_groups, took=took, note=note,
-                   total_is_lower_bound=not complete or any(r.total_is_lower_bound for r, _ in found))
-
-
-def _score(hit: Hit) -> float:
-    return hit.score or 0.0
+        said = f"no page holds all {words} words: showing {unit} that hold {held} of them"
+    shown = (first + more)[options.offset:options.offset + options.limit]
+    return replace(full, total=len(first) + len(more), total_is_lower_bound=not complete, took=took,
+                   all_words_total=len(first),
+                   hits=[] if options.by_document else shown,  # type: ignore[arg-type]
+                   groups=shown if options.by_document else [],  # type: ignore[arg-type]
+                   note="; ".join(filter(None, [full.note, said])))
