@@ -26,6 +26,7 @@ from pdfindex.indexer import (
     SearchResult,
     Status,
 )
+from pdfindex.indexer.analysis import PageTokenizer
 from pdfindex.indexer.mapped import MappedFile
 from tests.builders import font_resources, mono_font, text_line
 from tests.index_helpers import GB, JIS, KS, cjk_pdf, extracted, folded, page, record, sha
@@ -212,6 +213,19 @@ def test_field_and_text_combined(library: Library) -> None:
 
 
 # ---- analysis: stemming, folding ------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Running runs; the U.S.A. isn't O'Brien’s. 1,485.1 and 3.14, 42nd", "café CAFÉ über \ufb01nance \uff30\uff24\uff26",
+    "PDF中文全文检索系统 und 検索エンジン", "中\n文 全\n", "한국어 검색은 잘 된다", "一", "x_y snake_case __init__", "",
+    "Ünïcödé ΑΘΗΝΑ ελληνικά Москва", "end.' 'quoted' ’", "ｶﾀｶﾅ ㈱ ① ²", "mixed中文words한글text",
+])
+def test_the_writers_terms_are_the_querys_terms(text: str) -> None:
+    """``PageTokenizer.terms`` (indexing: its own loop, a cache of words seen) must
+    give the terms the tokenizer gives a query, or a page is not found by its words."""
+    tokenizer = PageTokenizer("en")
+    expected = [t.text for t in tokenizer(text, mode="index")]
+    assert tokenizer.terms(text) == expected
+    assert tokenizer.terms(text + " ") == expected  # again, from the words seen
 
 @pytest.mark.parametrize("query", ["run", "runs", "running", "RUNNING"])
 def test_english_stemming_conflates_run_runs_running(library: Library, query: str) -> None:

@@ -184,6 +184,7 @@ def test_limit_and_offset(corpus: dict[str, object]) -> None:
     ("list", "--since", "2024-13-01"), ("list", "--until", "99999"), ("list", "--since", "nan"),
     ("list", "--status", "bogus"),
 ])
+@pytest.mark.whoosh_only("the command line refuses these before an index is opened: no engine plays a part")
 def test_bad_numbers_and_dates_are_a_bad_command_line(corpus: dict[str, object], args: tuple[str, ...]) -> None:
     proc = run(corpus["base"], *args, "--index", corpus["root"])  # type: ignore[arg-type]
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
