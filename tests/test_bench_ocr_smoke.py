@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -132,6 +133,20 @@ def test_known_item_passes_over_a_files_twins() -> None:
     assert ocr_known_item.ingest_ocr_args("  --ocr {auto,off,force}  which pages") == ["--ocr", "force"]
     assert ocr_known_item.ingest_ocr_args("  --ocr   OCR the needs-OCR pages") == ["--ocr"]
     assert ocr_known_item.ingest_ocr_args("  --force  extract again") == []
+
+
+def test_fts5_gets_the_search_pdfindex_gives_when_few_hold_every_word() -> None:
+    """The peers' texts are searched as pdfindex searches (indexer/relaxed.py): after
+    the few documents holding all three words, those holding most of them; the note
+    keeps the figure of the three words alone."""
+    twins = ocr_known_item.twins({"x__clean": "same", "x__fax": "same", "y__clean": "other", "z__clean": "z"})
+    texts = {"x__clean": "one two three", "x__fax": "one twa three", "y__clean": "one other", "z__clean": "two"}
+    query = ocr_known_item.Query("x__fax", ("one", "two", "three"))
+    scorer = SimpleNamespace(HAN_KANA="\u4e00-\u9fff")
+    score = ocr_known_item.fts5_score("peer", texts, [query], twins, scorer)  # type: ignore[arg-type]
+    assert score.missed == [] and score.note.endswith("all three words alone: 0/1")
+    lost = ocr_known_item.fts5_score("peer", {**texts, "x__fax": "one twa thre"}, [query], twins, scorer)  # type: ignore[arg-type]
+    assert lost.missed == [query]  # one word of three: shorter pages holding one rank first
 
 
 def test_query_words_are_rare_or_else_the_files_rarest() -> None:
