@@ -62,6 +62,8 @@ def test_a_page_holding_every_word_comes_first_then_those_holding_most(index: Pa
     assert _pages(result)[0] == ("/scans/fax.pdf", 2, ())
     assert set(_pages(result)[1:]) == {("/scans/fax.pdf", 1, ("rivers",)), ("/docs/notes.pdf", 1, ("major",))}
     assert (result.total, result.all_words_total) == (3, 1)
+    assert all(h.spans for h in result.hits)
+    assert not any(h.spans for h in index.search("major rivers", SearchOptions(highlight=False)).hits)
     assert "1 page holds all 2 words; then 2 that hold 1" in result.note
 
 
@@ -101,6 +103,7 @@ def test_by_document_each_document_once_with_what_its_best_page_lacks(index: Pag
     assert [(g.path, [h.page for h in g.pages], g.pages[0].missing) for g in result.groups] == \
         [("/scans/fax.pdf", [2], ["took"])]
     assert result.total == 1 and "showing documents" in result.note
+    assert result.groups[0].pages[0].spans  # highlighted as any hit
 
 
 def test_pages_of_the_merged_result(index: PageIndex) -> None:

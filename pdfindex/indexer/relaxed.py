@@ -91,10 +91,11 @@ def relaxed_search(search: Search, text: str, options: SearchOptions) -> SearchR
         full = search(text, replace(options, offset=0, limit=FEW))
     first = _units(full, options)
     seen = {_key(unit) for unit in first}
-    fetch = replace(options, offset=0, limit=options.offset + options.limit + len(first))
+    # Narrower searches highlight nothing: most of their hits are not shown (``_highlighted``).
+    fetch = replace(options, offset=0, limit=options.offset + options.limit + len(first), highlight=False)
     searches = 0
     for level in narrower(words):
-        found: dict[str | tuple[str, int], Unit] = {}
+        found: dict[str | tuple[str, int], tuple[Unit, str, int]] = {}
         complete = True
         for query, missing in level:
             left = deadline - time.monotonic()
@@ -109,15 +110,43 @@ def relaxed_search(search: Search, text: str, options: SearchOptions) -> SearchR
                 return result
             units = _units(narrow, options)
             complete = complete and narrow.total <= len(units) and not narrow.total_is_lower_bound
-            for unit in units:
+            for rank, unit in enumerate(units):
                 if _key(unit) not in seen and _key(unit) not in found:
                     _lacks(unit, missing)
-                    found[_key(unit)] = unit
+                    found[_key(unit)] = (unit, query, rank)
         if found:
-            more = sorted(found.values(), key=_score, reverse=True)
-            return _joined(full, first, more, complete, options, (len(words), len(words) - len(level[0][1])),
-                           time.perf_counter() - started)
+            more = sorted(found.values(), key=lambda item: _score(item[0]), reverse=True)
+            shown = (first + [unit for unit, _, _ in more])[options.offset:options.offset + options.limit]
+            if options.highlight and not _highlighted(search, shown, more, options, deadline):
+                return result
+            return _joined(full, shown, (len(first), len(more)), complete, options,
+                           (len(words), len(words) - len(level[0][1])), time.perf_counter() - started)
     return result
+
+
+def _highlighted(search: Search, shown: list[Unit], more: list[tuple[Unit, str, int]], options: SearchOptions,
+                 deadline: float) -> bool:
+    """Snippets for the shown pages that a narrower search found, in place: that
+    search again, highlighting, as far down as the lowest of them (for the first
+    results page, a few hits each); False past the time limit."""
+    at = {_key(unit): n for n, unit in enumerate(shown)}
+    deepest: dict[str, int] = {}
+    for unit, query, rank in more:
+        if _key(unit) in at:
+            deepest[query] = max(deepest.get(query, 0), rank)
+    for query, rank in deepest.items():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        again = search(query, replace(options, offset=0, limit=rank + 1, timeout=left))
+        if again.partial:
+            return False
+        for unit in _units(again, options):
+            n = at.get(_key(unit))
+            if n is not None and _lacking(shown[n]):  # found by this query, not one holding every word
+                _lacks(unit, tuple(_lacking(shown[n])))
+                shown[n] = unit
+    return True
 
 
 def _units(result: SearchResult, options: SearchOptions) -> list[Unit]:
@@ -133,24 +162,26 @@ def _lacks(unit: Unit, missing: tuple[str, ...]) -> None:
         hit.missing = list(missing)
 
 
+def _lacking(unit: Unit) -> list[str]:
+    return (unit.pages[0] if isinstance(unit, DocumentHits) else unit).missing
+
+
 def _score(unit: Unit) -> float:
     return unit.score or 0.0
 
 
-def _joined(full: SearchResult, first: list[Unit], more: list[Unit], complete: bool, options: SearchOptions,
+def _joined(full: SearchResult, shown: list[Unit], counts: tuple[int, int], complete: bool, options: SearchOptions,
             held_of: tuple[int, int], took: float) -> SearchResult:
-    """The pages holding every word, then those holding ``held`` of the ``words``, in
-    the window asked for, with a note saying how many of each."""
-    words, held = held_of
+    """The window asked for of the pages holding every word then those holding
+    ``held`` of the ``words``, with a note saying how many of each."""
+    (first, more), (words, held) = counts, held_of
     unit = "documents" if options.by_document else "pages"
     if first:
-        said = (f"{len(first)} {unit[:-1] + ' holds' if len(first) == 1 else unit + ' hold'} all {words} words;"
-                f" then {len(more)} that hold{'s' if len(more) == 1 else ''} {held}")
+        said = (f"{first} {unit[:-1] + ' holds' if first == 1 else unit + ' hold'} all {words} words;"
+                f" then {more} that hold{'s' if more == 1 else ''} {held}")
     else:
         said = f"no page holds all {words} words: showing {unit} that hold {held} of them"
-    shown = (first + more)[options.offset:options.offset + options.limit]
-    return replace(full, total=len(first) + len(more), total_is_lower_bound=not complete, took=took,
-                   all_words_total=len(first),
+    return replace(full, total=first + more, total_is_lower_bound=not complete, took=took, all_words_total=first,
                    hits=[] if options.by_document else shown,  # type: ignore[arg-type]
                    groups=shown if options.by_document else [],  # type: ignore[arg-type]
                    note="; ".join(filter(None, [full.note, said])))
