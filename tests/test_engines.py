@@ -345,6 +345,26 @@ def test_a_failed_batch_leaves_nothing(tmp_path: Path, engine: str) -> None:
     assert index.search("brown").total == 0
 
 
+def test_a_record_the_index_cannot_take_becomes_a_failure_record(tmp_path: Path, engine: str) -> None:
+    """On both engines the same records are refused, by the field named, and the
+    rest of the batch is written (Tantivy's writer checks a document by making it,
+    not with Whoosh's check: issue 24)."""
+    index = make(tmp_path, engine)
+    bad = [(record("title", "/title.pdf", [page(1, "x")], title=5), [page(1, "x")], "title"),
+           (record("page", "/page.pdf", [page(2**40, "x")]), [page(2**40, "x")], "page"),
+           (record("text", "/text.pdf", [page(1, "x")]), [replace(page(1, "x"), text=b"bytes")], "text")]
+    with index.writer() as writer:
+        for doc, pages, _ in bad:
+            writer.add(doc, pages)  # type: ignore[arg-type]
+        writer.add(record("fine", "/fine.pdf", [page(1, "zebras")]), [page(1, "zebras")])
+    assert {r.path for r in writer.rejected} == {doc.path for doc, _, _ in bad}
+    for doc, _, field in bad:
+        failed = PageIndex(index.root).document(doc.doc_hash)
+        assert failed is not None and failed.status == Status.FAILED and failed.page_count == 0
+        assert failed.error.startswith("cannot be indexed") and field in failed.error, failed.error
+    assert index.search("zebras").total == 1 and index.search("error:indexed").total == 3
+
+
 _KILLED_WRITER = """
 import sys, time
 from pathlib import Path

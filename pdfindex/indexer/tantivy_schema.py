@@ -108,7 +108,9 @@ def open_tantivy(path: Path) -> tantivy.Index:
 
 def to_document(fields: dict[str, Any], language: str) -> tantivy.Document:
     """A Whoosh document's fields (``schema.doc_fields``, ``page_fields``) as a
-    Tantivy document, indexed as Whoosh indexes them and storing what it stores."""
+    Tantivy document, indexed as Whoosh indexes them and storing what it stores. A
+    value a field cannot take raises ValueError naming the field (the reason a
+    failure record gives)."""
     schema, field_kinds = whoosh_schema(language), kinds(language)
     doc = tantivy.Document()
     stored: dict[str, Any] = {}
@@ -116,24 +118,32 @@ def to_document(fields: dict[str, Any], language: str) -> tantivy.Document:
         if name.startswith("_") or value is None:
             continue
         field = schema[name]
+        try:
+            _add(doc, name, value, field, field_kinds[name])
+        except Exception as exc:
+            raise ValueError(f"{name}: {type(exc).__name__}: {exc}") from exc
         if field.stored:
             stored[name] = fields.get(f"_stored_{name}", value)
-        kind = field_kinds[name]
-        if kind == TERMS:
-            _add_terms(doc, name, field.analyzer, value)
-        elif kind == RAW:
-            doc.add_text(name, value)
-        elif kind == MULTI_RAW:
-            for item in [value] if isinstance(value, str) else value:
-                doc.add_text(name, item)
-        elif kind == INTEGER:
-            doc.add_integer(name, int(value))
-        elif kind == FLOAT:
-            doc.add_float(name, float(value))
-        elif kind == BOOL:
-            doc.add_boolean(name, bool(value))
     doc.add_bytes(STORED_FIELD, json.dumps(stored, ensure_ascii=False).encode("utf-8", "surrogatepass"))
     return doc
+
+
+def _add(doc: tantivy.Document, name: str, value: Any, field: Any, kind: str) -> None:
+    if kind == TERMS:
+        _add_terms(doc, name, field.analyzer, value)
+    elif kind == RAW:
+        doc.add_text(name, value)
+    elif kind == MULTI_RAW:
+        for item in [value] if isinstance(value, str) else value:
+            doc.add_text(name, item)
+    elif kind == INTEGER:
+        if not field.min_value <= int(value) <= field.max_value:  # Whoosh's range: the same records on both
+            raise ValueError(f"{value} is out of the field's range")
+        doc.add_integer(name, int(value))
+    elif kind == FLOAT:
+        doc.add_float(name, float(value))
+    elif kind == BOOL:
+        doc.add_boolean(name, bool(value))
 
 
 def _add_terms(doc: tantivy.Document, name: str, analyzer: Any, value: str) -> None:
