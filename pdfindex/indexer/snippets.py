@@ -58,7 +58,7 @@ class PositionHighlighter(highlight.Highlighter):
         if text is None:
             text = hitobj[fieldname]
         marks = self._marks_of(results, fieldname, hitobj.docnum)
-        tokens = self._merge_matched_tokens(_tokens(text, marks))
+        tokens = self._merge_matched_tokens(page_tokens(text, marks))
         fragments = highlight.top_fragments(self.fragmenter.fragment_tokens(text, tokens), top, self.scorer,
                                             self.order, minscore=minscore)
         return str(self.formatter.format(fragments))
@@ -106,7 +106,7 @@ def _positions(reader: Any, fieldname: str, words: frozenset[str], docnums: list
     return out
 
 
-def _tokens(text: str, marks: dict[int, str]) -> Iterator[Token]:
+def page_tokens(text: str, marks: dict[int, str]) -> Iterator[Token]:
     """Every token of ``text`` with its characters, as ``PageTokenizer`` splits it
     (a word without its trailing apostrophe or dot; overlapping bigrams of a CJK
     run, one character alone for a run of one), matched where ``marks`` holds its

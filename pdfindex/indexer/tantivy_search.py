@@ -23,10 +23,12 @@ from whoosh.query import Every, NullQuery, Or, Query
 from pdfindex.contract.limits import COUNT_CAP
 from pdfindex.contract.records import DocumentHits, Hit, ListFilters, SearchOptions, SearchResult
 
+from .analysis import PageTokenizer
 from .errors import QueryError
 from .exact import RERANK_WINDOW, rerank, typed_forms
 from .folding import METADATA_FIELDS, _positive_leaves
 from .query import bound_expansions, parse, suggest
+from .snippets import page_tokens
 from .search import _SNIPPET_CHARS, _has_phrase, _hit, _MarkerFormatter, is_listing_query, searches_records
 from .tantivy_listing import list_page_groups, list_pages
 from .tantivy_lexicon import Lexicon
@@ -76,8 +78,14 @@ class _Marker:
         words = self._terms[field]
         if not words or not text:
             return ""
-        tokens = self._schema[field].analyzer(text, positions=True, chars=True, mode="index", removestops=False)
-        merged = highlight.Highlighter._merge_matched_tokens(highlight.set_matched_filter(tokens, words))
+        analyzer = self._schema[field].analyzer
+        if isinstance(analyzer, PageTokenizer):  # the page's terms (cached words), then its tokens' characters
+            marks = {position: term for position, term in enumerate(analyzer.terms(text)) if term in words}
+            tokens = page_tokens(text, marks)
+        else:
+            tokens = highlight.set_matched_filter(
+                analyzer(text, positions=True, chars=True, mode="index", removestops=False), words)
+        merged = highlight.Highlighter._merge_matched_tokens(tokens)
         fragments = highlight.top_fragments(self._fragmenter.fragment_tokens(text, merged), top, self._scorer,
                                             highlight.FIRST, minscore=1)
         return str(self._formatter.format(fragments))
