@@ -8,6 +8,7 @@ the index get a fresh one.
 from __future__ import annotations
 
 import itertools
+import random
 import re
 import time
 from collections.abc import Iterable
@@ -218,6 +219,8 @@ def test_field_and_text_combined(library: Library) -> None:
     "Running runs; the U.S.A. isn't O'Brien’s. 1,485.1 and 3.14, 42nd", "café CAFÉ über \ufb01nance \uff30\uff24\uff26",
     "PDF中文全文检索系统 und 検索エンジン", "中\n文 全\n", "한국어 검색은 잘 된다", "一", "x_y snake_case __init__", "",
     "Ünïcödé ΑΘΗΝΑ ελληνικά Москва", "end.' 'quoted' ’", "ｶﾀｶﾅ ㈱ ① ²", "mixed中文words한글text",
+    "ASCII only: U.S.A. isn't O'Brien's; 1,485.1 3.14.15 1.2x x1.5 a.b.'c d''e 42nd __x__ _a_b 9_9 e.g.. x. .y",
+    "tabs\tand\nlines\r\n1,000,000 v2.0.1 A1b2 it's. 'tis",
 ])
 def test_the_writers_terms_are_the_querys_terms(text: str) -> None:
     """``PageTokenizer.terms`` (indexing: its own loop, a cache of words seen) must
@@ -230,6 +233,18 @@ def test_the_writers_terms_are_the_querys_terms(text: str) -> None:
 @pytest.mark.parametrize("query", ["run", "runs", "running", "RUNNING"])
 def test_english_stemming_conflates_run_runs_running(library: Library, query: str) -> None:
     assert search(library, query) == pages_of(NOTES, 1, 2)
+
+
+@pytest.mark.whoosh_only("the analysis alone: no index, no engine")
+def test_ascii_text_gives_the_same_terms_by_its_shorter_pattern() -> None:
+    """Seeded random ASCII text made of what the pattern's edges turn on (digits,
+    dots, commas, apostrophes, underscores, spaces): the ASCII path's terms are the
+    query tokenizer's."""
+    rng = random.Random(24)
+    tokenizer = PageTokenizer("en")
+    for _ in range(3000):
+        text = "".join(rng.choice("aZ9_.,' \n-x1") for _ in range(rng.randint(0, 24)))
+        assert tokenizer.terms(text) == [t.text for t in tokenizer(text, mode="index")], repr(text)
 
 
 @pytest.mark.parametrize("query", ["connect", "connection", "connected", "connecting"])
