@@ -113,8 +113,8 @@ class Hit:
     #: mean word confidence (0-100)
     source: str = "text"
     ocr_confidence: float | None = None
-    #: the query's words this page lacks: set on the hits of a search relaxed
-    #: because no page held every word (``indexer.relaxed``), else empty
+    #: the query's words this page lacks: set on the pages that follow the few
+    #: holding every word (``indexer.relaxed``), else empty
     missing: list[str] = field(default_factory=list)
 
 
