@@ -253,7 +253,7 @@ def _fts5_most_words(conn: sqlite3.Connection, query: Query, ranked: Sequence[st
         found: dict[str, float] = {}
         for kept, _ in level:
             for stem, rank in conn.execute("SELECT stem, rank FROM docs WHERE docs MATCH ? ORDER BY rank",
-                                           (fts5_match(kept.split(), scorer),)):
+                                           (fts5_match(kept, scorer),)):
                 if stem not in ranked and rank < found.get(stem, 0.0):
                     found[stem] = rank
         if found:

@@ -134,8 +134,8 @@ def test_which_queries_are_plain_words(query: str, words: list[str] | None) -> N
 
 def test_narrower_queries_level_by_level() -> None:
     levels = list(narrower(["a", "b", "c"]))
-    assert levels == [[("a b", ("c",)), ("a c", ("b",)), ("b c", ("a",))],
-                      [("a", ("b", "c")), ("b", ("a", "c")), ("c", ("a", "b"))]]
+    assert levels == [[(("a", "b"), ("c",)), (("a", "c"), ("b",)), (("b", "c"), ("a",))],
+                      [(("a",), ("b", "c")), (("b",), ("a", "c")), (("c",), ("a", "b"))]]
     assert sum(len(level) for level in narrower(list("abcdef"[:MAX_WORDS]))) == 2 ** MAX_WORDS - 2
 
 

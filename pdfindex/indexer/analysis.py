@@ -66,6 +66,21 @@ def is_cjk(text: str) -> bool:
     return m is not None and m.group("cjk") is not None and "\n" not in text
 
 
+def cjk_spans(run: str, start: int = 0) -> list[tuple[int, int]]:
+    """Where the tokens of a CJK run found at ``start`` lie: overlapping bigrams of
+    its characters (a line break inside is a wrapped line, passed over), one
+    character alone for a run of one. One definition for the index, its queries and
+    the snippets (``snippets``), whose positions must agree."""
+    at = [start + k for k, char in enumerate(run) if char != "\n"]
+    return [(at[0], at[0] + 1)] if len(at) == 1 else [(i, j + 1) for i, j in itertools.pairwise(at)]
+
+
+def _cjk_term(text: str, start: int, end: int) -> str:
+    """The term of the CJK token at ``start:end`` of ``text`` (``cjk_spans``): its
+    first and last characters, NFKC."""
+    return unicodedata.normalize("NFKC", text[start] if end - start == 1 else text[start] + text[end - 1])
+
+
 def stemmer(language: str) -> Callable[[str], str] | None:
     """The stemming function for a language code, or None ("none", unknown)."""
     if language in ("", "none") or not has_stemmer(language):
@@ -114,14 +129,9 @@ class PageTokenizer(Tokenizer):
         for m in _TOKENS.finditer(value):
             run = m.group("cjk")
             if run is not None:
-                letters = [(ch, m.start() + k) for k, ch in enumerate(run) if ch != "\n"]
-                if len(letters) == 1:
-                    pieces = [(letters[0][0], letters[0][1], letters[0][1] + 1)]
-                else:
-                    pieces = [(a + b, i, j + 1) for (a, i), (b, j) in itertools.pairwise(letters)]
-                for text, start, end in pieces:
-                    text = unicodedata.normalize("NFKC", text)
-                    yield text, start, end, text
+                for start, end in cjk_spans(run, m.start()):
+                    term = _cjk_term(value, start, end)
+                    yield term, start, end, term
                 continue
             raw = m.group("word")
             if raw[-1] in _WORD_END:
@@ -149,9 +159,7 @@ class PageTokenizer(Tokenizer):
         terms = []
         for run, word in _TOKENS.findall(value):
             if run:
-                letters = run.replace("\n", "")
-                pairs = [letters] if len(letters) == 1 else map(str.__add__, letters, letters[1:])
-                terms += [unicodedata.normalize("NFKC", pair) for pair in pairs]
+                terms += [_cjk_term(run, start, end) for start, end in cjk_spans(run)]
                 continue
             terms.append(known.get(word) or self._known_term(word))
         self._last = (value, terms)

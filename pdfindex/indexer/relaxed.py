@@ -69,12 +69,11 @@ def plain_words(text: str) -> list[str] | None:
     return distinct if 2 <= len(distinct) <= MAX_WORDS else None
 
 
-def narrower(words: list[str]) -> Iterator[list[tuple[str, tuple[str, ...]]]]:
-    """Level by level, most words first: each query of ``n`` of the words, with the
-    words it leaves out."""
+def narrower(words: list[str]) -> Iterator[list[tuple[tuple[str, ...], tuple[str, ...]]]]:
+    """Level by level, most words first: each ``n`` of the words, with the words
+    left out."""
     for n in range(len(words) - 1, 0, -1):
-        yield [(" ".join(kept), tuple(w for w in words if w not in kept))
-               for kept in itertools.combinations(words, n)]
+        yield [(kept, tuple(w for w in words if w not in kept)) for kept in itertools.combinations(words, n)]
 
 
 def relaxed_search(search: Search, text: str, options: SearchOptions) -> SearchResult:
@@ -82,8 +81,10 @@ def relaxed_search(search: Search, text: str, options: SearchOptions) -> SearchR
     word of a ``plain_words`` query, by the pages holding most of them."""
     started = time.perf_counter()
     result = search(text, options)
-    words = plain_words(text) if options.sort == "score" else None
-    if words is None or result.partial or result.total >= FEW or result.total_is_lower_bound:
+    if result.partial or result.total >= FEW or result.total_is_lower_bound or options.sort != "score":
+        return result
+    words = plain_words(text)
+    if words is None:
         return result
     deadline = time.monotonic() + options.timeout
     full = result
@@ -97,7 +98,8 @@ def relaxed_search(search: Search, text: str, options: SearchOptions) -> SearchR
     for level in narrower(words):
         found: dict[str | tuple[str, int], tuple[Unit, str, int]] = {}
         complete = True
-        for query, missing in level:
+        for kept, missing in level:
+            query = " ".join(kept)
             left = deadline - time.monotonic()
             if searches == MAX_SEARCHES or left <= 0:
                 return result

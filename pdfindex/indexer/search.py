@@ -237,9 +237,14 @@ def _prepare(results: Any, searcher: Searcher, forms: TypedForms | None) -> None
 
 def _highlight(results: Any, shown: list[WhooshHit]) -> None:
     """Highlights of the hits ``shown`` from their terms' positions (snippets.py)."""
-    results.highlighter = PositionHighlighter(
-        [hit.docnum for hit in shown], fragmenter=highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=40),
-        formatter=_MarkerFormatter())
+    results.highlighter = PositionHighlighter([hit.docnum for hit in shown], **snippet_parts())
+
+
+def snippet_parts() -> dict[str, Any]:
+    """The fragmenter and formatter of every snippet, on both engines: fragments of
+    about ``_SNIPPET_CHARS``, matches between the markers ``_snippet`` reads."""
+    return {"fragmenter": highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=40),
+            "formatter": _MarkerFormatter()}
 
 
 def is_listing_query(text: str, options: SearchOptions) -> bool:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from itertools import pairwise
 from typing import Any
 
 from whoosh import formats, highlight
@@ -33,7 +32,7 @@ from whoosh.reading import TermNotFound
 
 # The tokenizer's own pattern and word-end rule: one definition of a token.
 from .analysis import _TOKENS as _PATTERN
-from .analysis import _WORD_END, PageTokenizer
+from .analysis import _WORD_END, PageTokenizer, cjk_spans
 
 
 class PositionHighlighter(highlight.Highlighter):
@@ -57,11 +56,7 @@ class PositionHighlighter(highlight.Highlighter):
             return str(super().highlight_hit(hitobj, fieldname, text, top, minscore, strict_phrase))
         if text is None:
             text = hitobj[fieldname]
-        marks = self._marks_of(results, fieldname, hitobj.docnum)
-        tokens = self._merge_matched_tokens(page_tokens(text, marks))
-        fragments = highlight.top_fragments(self.fragmenter.fragment_tokens(text, tokens), top, self.scorer,
-                                            self.order, minscore=minscore)
-        return str(self.formatter.format(fragments))
+        return marked(self, text, self._marks_of(results, fieldname, hitobj.docnum), top, minscore)
 
     def _marks_of(self, results: Any, fieldname: str, docnum: int) -> dict[int, str]:
         """{position: term} of the query's terms on page ``docnum``."""
@@ -106,7 +101,17 @@ def _positions(reader: Any, fieldname: str, words: frozenset[str], docnums: list
     return out
 
 
-def page_tokens(text: str, marks: dict[int, str]) -> Iterator[Token]:
+def marked(highlighter: highlight.Highlighter, text: str, marks: dict[int, str], top: int, minscore: int = 1) -> str:
+    """``text``'s best fragments with the tokens at ``marks``'s positions marked, as
+    Whoosh's ``highlight_hit`` makes them: ``highlighter``'s merging, fragmenter,
+    scorer, order and formatter. Both engines' snippets end here."""
+    tokens = highlighter._merge_matched_tokens(_tokens(text, marks))
+    fragments = highlight.top_fragments(highlighter.fragmenter.fragment_tokens(text, tokens), top, highlighter.scorer,
+                                        highlighter.order, minscore=minscore)
+    return str(highlighter.formatter.format(fragments))
+
+
+def _tokens(text: str, marks: dict[int, str]) -> Iterator[Token]:
     """Every token of ``text`` with its characters, as ``PageTokenizer`` splits it
     (a word without its trailing apostrophe or dot; overlapping bigrams of a CJK
     run, one character alone for a run of one), matched where ``marks`` holds its
@@ -123,9 +128,7 @@ def page_tokens(text: str, marks: dict[int, str]) -> Iterator[Token]:
                 end -= 1
             spans: Sequence[tuple[int, int]] = ((start, end),)
         else:
-            letters = [start + k for k, char in enumerate(match.group()) if char != "\n"]
-            spans = ((letters[0], letters[0] + 1),) if len(letters) == 1 else [
-                (i, j + 1) for i, j in pairwise(letters)]
+            spans = cjk_spans(match.group(), start)
         for token.startchar, token.endchar in spans:
             term = marks.get(position)
             token.pos = position

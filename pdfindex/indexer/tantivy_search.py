@@ -23,13 +23,12 @@ from whoosh.query import Every, NullQuery, Or, Query
 from pdfindex.contract.limits import COUNT_CAP
 from pdfindex.contract.records import DocumentHits, Hit, ListFilters, SearchOptions, SearchResult
 
-from .analysis import PageTokenizer
 from .errors import QueryError
 from .exact import RERANK_WINDOW, rerank, typed_forms
 from .folding import METADATA_FIELDS, _positive_leaves
 from .query import bound_expansions, parse, suggest
-from .snippets import page_tokens
-from .search import _SNIPPET_CHARS, _has_phrase, _hit, _MarkerFormatter, is_listing_query, searches_records
+from .snippets import marked
+from .search import _has_phrase, _hit, is_listing_query, searches_records, snippet_parts
 from .tantivy_listing import list_page_groups, list_pages
 from .tantivy_lexicon import Lexicon
 from .tantivy_query import field_terms, filters, translate
@@ -61,16 +60,15 @@ class _StoredHit:
 
 
 class _Marker:
-    """Whoosh's highlighting of a text (``Highlighter.highlight_hit`` when it
-    analyses the stored text again) for the expanded query's terms."""
+    """Whoosh's highlighting of a page's stored text (``snippets.marked``) for the
+    expanded query's terms, found where the page's terms (the writer's analysis,
+    words cached) hold them, as the Whoosh side finds them in its postings."""
 
     def __init__(self, query: Query, language: str) -> None:
         self._query = query
         self._schema = whoosh_schema(language)
         self._terms: dict[str, frozenset[str]] = {}
-        self._fragmenter = highlight.ContextFragmenter(maxchars=_SNIPPET_CHARS, surround=40)
-        self._scorer = highlight.BasicFragmentScorer()
-        self._formatter = _MarkerFormatter()
+        self._highlighter = highlight.Highlighter(**snippet_parts())
 
     def marked(self, field: str, text: str, top: int) -> str:
         if field not in self._terms:
@@ -78,17 +76,8 @@ class _Marker:
         words = self._terms[field]
         if not words or not text:
             return ""
-        analyzer = self._schema[field].analyzer
-        if isinstance(analyzer, PageTokenizer):  # the page's terms (cached words), then its tokens' characters
-            marks = {position: term for position, term in enumerate(analyzer.terms(text)) if term in words}
-            tokens = page_tokens(text, marks)
-        else:
-            tokens = highlight.set_matched_filter(
-                analyzer(text, positions=True, chars=True, mode="index", removestops=False), words)
-        merged = highlight.Highlighter._merge_matched_tokens(tokens)
-        fragments = highlight.top_fragments(self._fragmenter.fragment_tokens(text, merged), top, self._scorer,
-                                            highlight.FIRST, minscore=1)
-        return str(self._formatter.format(fragments))
+        terms = self._schema[field].analyzer.terms(text)  # text and error: PageTokenizer fields
+        return marked(self._highlighter, text, {n: term for n, term in enumerate(terms) if term in words}, top)
 
 
 def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Query,
