@@ -97,3 +97,62 @@ def test_highlights_do_not_analyse_the_page_text(index: PageIndex, text: str) ->
     _analyses(index, text, True)  # the searcher opened and the query's first parse done
     assert _analyses(index, text, True) == _analyses(index, text, False)
 
+
+
+def _whooshs_fragments(text: str, marks: dict[int, str], fragmenter: highlight.ContextFragmenter,
+                       top: int) -> str:
+    """The oracle: every token of ``text`` (PageTokenizer's own analysis, its
+    characters and positions) through Whoosh's merging, ContextFragmenter, scorer
+    and formatter, as Whoosh's Highlighter runs them."""
+    hl = highlight.Highlighter(fragmenter=fragmenter, formatter=_MarkerFormatter())
+
+    def tokens() -> Iterator[Any]:
+        for token in PageTokenizer("en")(text, positions=True, chars=True, mode="index"):
+            token.matched = token.pos in marks
+            token.text = marks.get(token.pos, "")
+            token.boost = 1.0
+            yield token
+
+    fragments = fragmenter.fragment_tokens(text, hl._merge_matched_tokens(tokens()))
+    return str(hl.formatter.format(highlight.top_fragments(fragments, top, hl.scorer, hl.order)))
+
+
+_WORDS = ["fox", "Fox's", "U.S.A.", "1,485.1", "ran", "a", "filler", "x" * 45, "y" * 170, "检索系统", "中",
+          "全文\n检索", "abc中文", "don't", "end.", "résumé", "ﬁles", "’quoted’"]
+
+
+def test_fragments_are_whooshs_on_random_pages() -> None:
+    """Our fragmenter steps over unmatched stretches; Whoosh's visits every token.
+    Random pages and marks (touching CJK matches, tokens longer than the context
+    or the fragment, pages past the character limit, small and default sizes)
+    give the same snippets."""
+    import random
+
+    from pdfindex.indexer.snippets import marked, token_spans
+
+    rng = random.Random(24)
+    with_marks = 0
+    for _ in range(400):
+        words = [rng.choice(_WORDS) for _ in range(rng.randint(0, 400))]
+        text = "".join(w + rng.choice([" ", "  ", "\n", ", ", ""]) for w in words)
+        count = len(token_spans(text)[0])
+        density = rng.choice([0.0, 0.01, 0.05, 0.3, 0.9])
+        marks = {p: rng.choice(["fox", "检索", "ran"]) for p in range(count) if rng.random() < density}
+        maxchars, surround = rng.choice([(160, 40), (30, 5), (200, 60), (12, 0)])
+        charlimit = rng.choice([highlight.DEFAULT_CHARLIMIT, 500, 50])
+        fragmenter = highlight.ContextFragmenter(maxchars=maxchars, surround=surround, charlimit=charlimit)
+        ours = highlight.Highlighter(fragmenter=fragmenter, formatter=_MarkerFormatter())
+        top = rng.choice([1, 2, 3, 10])
+        expected = _whooshs_fragments(text, marks, fragmenter, top)
+        assert marked(ours, text, marks, top) == expected, (text, marks, maxchars, surround, charlimit, top)
+        with_marks += "\x02" in expected
+    assert with_marks > 150  # most cases compare marked snippets, not empty ones
+
+
+def test_token_spans_number_tokens_as_the_index_does() -> None:
+    from pdfindex.indexer.snippets import token_spans
+
+    for text in (" ".join(_WORDS) + " tail'", "U.S.A. don't 1,485.1 end. x'"):
+        spans = [(t.startchar, t.endchar) for t in PageTokenizer("en")(text, positions=True, chars=True, mode="index")]
+        assert len(spans) >= 5
+        assert token_spans(text) == ([s for s, _ in spans], [e for _, e in spans])

@@ -12,12 +12,14 @@ characters by the tokenizer's own pattern alone (``analysis._TOKENS``), without
 folding or stemming anything: a token's position is its index among the pattern's
 tokens, as ``PageTokenizer`` numbered them when indexing.
 
-The tokens, marked where the postings put a query term, then go through Whoosh's
-own merging, ContextFragmenter, fragment scoring and formatter, so a snippet marks
-exactly what Whoosh's re-analysis marked: the same characters (code points), the
-same fragments. What remains of a snippet's cost is that fragmenting: a Python loop
-over every token of the page (a common word's highlights, 3-13 ms of CPU a query at
-50,000 pages, are mostly it: 0.65 of their 0.77 s under the profiler at 20,000).
+The marked tokens then go through Whoosh's merging, ContextFragmenter rule,
+fragment scoring and formatter, so a snippet marks exactly what Whoosh's re-analysis
+marked: the same characters (code points), the same fragments. The fragmenting is
+ours (``_fragments``, checked against Whoosh's on random pages in
+tests/test_snippets.py): Whoosh's visits every token of the page in Python with a
+Token object each (a common word's highlights, 3-13 ms of CPU a query at 50,000
+pages, were mostly it); ours steps over the unmatched stretches between fragments,
+so what a page costs is one regex pass to find where its tokens lie.
 """
 from __future__ import annotations
 
@@ -31,8 +33,8 @@ from whoosh.analysis import Token
 from whoosh.reading import TermNotFound
 
 # The tokenizer's own pattern and word-end rule: one definition of a token.
+from .analysis import _ASCII_WORDS, _WORD_END, PageTokenizer, cjk_spans
 from .analysis import _TOKENS as _PATTERN
-from .analysis import _WORD_END, PageTokenizer, cjk_spans
 
 
 class PositionHighlighter(highlight.Highlighter):
@@ -103,36 +105,128 @@ def _positions(reader: Any, fieldname: str, words: frozenset[str], docnums: list
 
 def marked(highlighter: highlight.Highlighter, text: str, marks: dict[int, str], top: int, minscore: int = 1) -> str:
     """``text``'s best fragments with the tokens at ``marks``'s positions marked, as
-    Whoosh's ``highlight_hit`` makes them: ``highlighter``'s merging, fragmenter,
-    scorer, order and formatter. Both engines' snippets end here."""
-    tokens = highlighter._merge_matched_tokens(_tokens(text, marks))
-    fragments = highlight.top_fragments(highlighter.fragmenter.fragment_tokens(text, tokens), top, highlighter.scorer,
-                                        highlighter.order, minscore=minscore)
-    return str(highlighter.formatter.format(fragments))
+    Whoosh's ``highlight_hit`` makes them with a ``ContextFragmenter``: ``highlighter``'s
+    fragment sizes, scorer, order and formatter. Both engines' snippets end here."""
+    fragmenter = highlighter.fragmenter
+    fragments = _fragments(text, marks, fragmenter.maxchars, fragmenter.surround, fragmenter.charlimit)
+    best = highlight.top_fragments(fragments, top, highlighter.scorer, highlighter.order, minscore=minscore)
+    return str(highlighter.formatter.format(best))
 
 
-def _tokens(text: str, marks: dict[int, str]) -> Iterator[Token]:
-    """Every token of ``text`` with its characters, as ``PageTokenizer`` splits it
-    (a word without its trailing apostrophe or dot; overlapping bigrams of a CJK
-    run, one character alone for a run of one), matched where ``marks`` holds its
-    position. One Token object handed out again and again, as an analyzer does
-    (Whoosh copies the matched ones)."""
-    token = Token(positions=True, chars=True, removestops=False, mode="index")
-    token.boost = 1.0
-    token.stopped = False
-    position = 0
-    for match in _PATTERN.finditer(text):
-        start, end = match.span()
-        if match.lastgroup == "word":
-            while text[end - 1] in _WORD_END:
-                end -= 1
-            spans: Sequence[tuple[int, int]] = ((start, end),)
+def token_spans(text: str) -> tuple[list[int], list[int]]:
+    """(starts, ends) of every token of ``text`` as ``PageTokenizer`` splits and
+    numbers it: a word without its trailing apostrophe or dot; overlapping bigrams of
+    a CJK run, one character alone for a run of one. ASCII text holds words alone,
+    found by the tokenizer's ASCII pattern (the same matches)."""
+    if text.isascii():
+        spans = [m.span() for m in _ASCII_WORDS.finditer(text)]
+    else:
+        spans = []
+        for m in _PATTERN.finditer(text):
+            if m.lastgroup == "word":
+                spans.append(m.span())
+            else:
+                spans += cjk_spans(m.group(), m.start())
+    return [s for s, _ in spans], [e - 1 if text[e - 1] in _WORD_END else e for _, e in spans]
+
+
+class _Group:
+    """Consecutive matched tokens as Whoosh's ``_merge_matched_tokens`` joins them
+    (touching or overlapping: CJK bigrams), or one matched token it left alone."""
+
+    __slots__ = ("end", "first", "last", "start", "text")
+
+    def __init__(self, position: int, start: int, end: int, text: str) -> None:
+        self.first = self.last = position
+        self.start, self.end, self.text = start, end, text
+
+    def token(self) -> Token:
+        return Token(startchar=self.start, endchar=self.end, text=self.text, boost=1.0, matched=True)
+
+
+def _groups(marks: dict[int, str], starts: list[int], ends: list[int]) -> list[_Group]:
+    """The matched tokens after Whoosh's merging, in order. Its rule, quirks kept: a
+    matched token joins the group before it when it follows it directly and starts
+    within it; one that follows directly but does not is left alone, and the group
+    after it starts afresh."""
+    groups: list[_Group] = []
+    current: _Group | None = None
+    previous = -2
+    for position in sorted(p for p in marks if p < len(starts)):
+        start, end, text = starts[position], ends[position], marks[position]
+        if current is not None and position != previous + 1:
+            current = None  # an unmatched token came between
+        previous = position
+        if current is None:
+            current = _Group(position, start, end, text)
+            groups.append(current)
+        elif start <= current.end:
+            if end > current.end:
+                current.text += text[current.end - end:]
+                current.end = end
+            current.last = position
         else:
-            spans = cjk_spans(match.group(), start)
-        for token.startchar, token.endchar in spans:
-            term = marks.get(position)
-            token.pos = position
-            token.matched = term is not None
-            token.text = term or ""
-            position += 1
-            yield token
+            groups.append(_Group(position, start, end, text))
+            current = None
+    return groups
+
+
+def _fragments(text: str, marks: dict[int, str], maxchars: int, surround: int,
+               charlimit: int | None) -> Iterator[highlight.Fragment]:
+    """What ``ContextFragmenter.fragment_tokens`` yields for ``text`` with the tokens
+    at ``marks`` matched, stepping over the unmatched tokens between fragments
+    instead of visiting each: the one thing it keeps of them, the start of the
+    context before the next match (the first token starting within ``surround`` of
+    the end of the last unmatched one), is found by bisection. Inside a fragment
+    (``surround`` characters after each match, ``maxchars`` at most) it takes the
+    tokens one by one as Whoosh does."""
+    starts, ends = token_spans(text)
+    groups = _groups(marks, starts, ends)
+    count = len(starts)
+    first: int | None = None
+    countdown = -1
+    tks: list[Token] = []
+    endchar = 0
+    currentlen = 0
+    context_from = 0  # the unmatched tokens from here on are the context a match may take
+    i = 0
+    g = 0  # the next group
+    while i < count:
+        group = groups[g] if g < len(groups) and groups[g].first == i else None
+        if countdown < 0 and group is None:
+            if g == len(groups):
+                break  # unmatched to the end: no fragment to come
+            # Out of a fragment: step to the next match.
+            i = groups[g].first
+            continue
+        if group is not None:
+            startchar, endchar, i = group.start, group.end, group.last + 1
+            g += 1
+        else:
+            startchar, endchar = starts[i], ends[i]
+            i += 1
+        if charlimit and endchar > charlimit:
+            break
+        tlength = endchar - startchar
+        if currentlen + tlength > maxchars:
+            countdown = 0
+        elif group is not None:
+            countdown = surround
+            if first is None:
+                before = group.first
+                if before > context_from:
+                    floor = ends[before - 1] - surround
+                    k = bisect.bisect_left(starts, floor, context_from, before)
+                    first = starts[k] if k < before else None
+                if first is None:
+                    first = startchar
+                    countdown += surround
+            tks.append(group.token())
+        # In a fragment (or its last step)
+        currentlen += tlength
+        countdown -= tlength
+        if countdown <= 0:
+            yield highlight.mkfrag(text, tks, startchar=first, endchar=endchar)
+            tks, first, currentlen, context_from = [], None, 0, i
+    if tks:
+        yield highlight.mkfrag(text, tks, startchar=first, endchar=endchar)
