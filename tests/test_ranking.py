@@ -60,6 +60,18 @@ def test_a_query_without_stemming_is_not_reranked() -> None:
     assert exact.typed_forms(Term("text", "runs"), "runs", "none") is None
 
 
+def test_share_held_counts_each_stem_once() -> None:
+    from whoosh.query import And, Term
+
+    query = And([Term("text", "person"), Term("text", "chang"), Term("text", "run")])
+    forms = exact.typed_forms(query, "personal Changes runs running", "en")
+    assert forms is not None
+    assert forms.share_held("runs running RUNS and Running") == 1 / 3  # one stem, by two forms, many times
+    assert forms.share_held("Personal runs: changed") == 2 / 3  # "changed" was not typed
+    assert forms.share_held("personal changes, running") == 1.0
+    assert forms.share_held("personality rerun") == 0.0  # whole words only
+
+
 def test_reindexed_index_keeps_the_ranking(tmp_path: Path) -> None:
     root = tmp_path / "ix"
     ix = PageIndex(root, "en")

@@ -38,16 +38,21 @@ _FIELDS = ("text", "title")
 
 @dataclass(frozen=True, slots=True)
 class TypedForms:
-    """For each stem the query searches, the forms typed for it (folded)."""
+    """The words typed for the stems the query searches (folded), each with its stem."""
 
-    by_stem: dict[str, frozenset[str]]
+    stem_of: dict[str, str]  # typed form -> its stem
+    stems: int
     pattern: re.Pattern[str]
 
     def share_held(self, text: str) -> float:
-        """The share of the query's stems of which ``text`` holds a typed form."""
-        found = set(self.pattern.findall(fold(text)))  # folding one word or a page is the same
-        held = sum(1 for forms in self.by_stem.values() if forms & found)
-        return held / len(self.by_stem)
+        """The share of the query's stems of which ``text`` holds a typed form; the
+        page is read only until it holds them all (a common word: its first line)."""
+        held: set[str] = set()
+        for match in self.pattern.finditer(fold(text)):  # folding one word or a page is the same
+            held.add(self.stem_of[match.group()])
+            if len(held) == self.stems:
+                break
+        return len(held) / self.stems
 
 
 def typed_forms(query: Query, text: str, language: str) -> TypedForms | None:
@@ -65,7 +70,7 @@ def typed_forms(query: Query, text: str, language: str) -> TypedForms | None:
         return None
     forms = sorted({f for fs in by_stem.values() for f in fs}, key=len, reverse=True)
     pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(map(re.escape, forms)) + r")(?![^\W_])")
-    return TypedForms({s: frozenset(f) for s, f in by_stem.items()}, pattern)
+    return TypedForms({f: s for s, fs in by_stem.items() for f in fs}, len(by_stem), pattern)
 
 
 def rerank(top: list[tuple[float, int]], forms: TypedForms, stored_text: Callable[[int], Iterable[str]],
