@@ -236,14 +236,15 @@ def test_english_stemming_conflates_run_runs_running(library: Library, query: st
 
 
 @pytest.mark.whoosh_only("the analysis alone: no index, no engine")
-def test_ascii_text_gives_the_same_terms_by_its_shorter_pattern() -> None:
-    """Seeded random ASCII text made of what the pattern's edges turn on (digits,
-    dots, commas, apostrophes, underscores, spaces): the ASCII path's terms are the
-    query tokenizer's."""
+@pytest.mark.parametrize("alphabet", ["aZ9_.,' \n-x1", "aZ9_.,' \n-é’ﬁΑ²", "aZ9_.,' \n-é’中文\u3000"])
+def test_words_alone_give_the_same_terms_by_a_shorter_pattern(alphabet: str) -> None:
+    """Seeded random text made of what the pattern's edges turn on (digits, dots,
+    commas, apostrophes, underscores, spaces; accents, curly quotes, ligatures; CJK):
+    the terms of the words-alone paths (ASCII; no CJK) are the query tokenizer's."""
     rng = random.Random(24)
     tokenizer = PageTokenizer("en")
     for _ in range(3000):
-        text = "".join(rng.choice("aZ9_.,' \n-x1") for _ in range(rng.randint(0, 24)))
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
         assert tokenizer.terms(text) == [t.text for t in tokenizer(text, mode="index")], repr(text)
 
 

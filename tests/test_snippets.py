@@ -152,7 +152,12 @@ def test_fragments_are_whooshs_on_random_pages() -> None:
 def test_token_spans_number_tokens_as_the_index_does() -> None:
     from pdfindex.indexer.snippets import token_spans
 
-    for text in (" ".join(_WORDS) + " tail'", "U.S.A. don't 1,485.1 end. x'"):
+    import random
+
+    rng = random.Random(24)
+    texts = [" ".join(_WORDS) + " tail'", "U.S.A. don't 1,485.1 end. x'", "résumé’s ﬁles, d’état."]
+    texts += ["".join(rng.choice("aZ9_.,' \n-é’ﬁ中文") for _ in range(rng.randint(0, 24))) for _ in range(2000)]
+    for text in texts:
         spans = [(t.startchar, t.endchar) for t in PageTokenizer("en")(text, positions=True, chars=True, mode="index")]
-        assert len(spans) >= 5
-        assert token_spans(text) == ([s for s, _ in spans], [e for _, e in spans])
+        assert token_spans(text) == ([s for s, _ in spans], [e for _, e in spans]), repr(text)
+    assert all(len(token_spans(text)[0]) >= 3 for text in texts[:3])

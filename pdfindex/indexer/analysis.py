@@ -18,7 +18,7 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from whoosh.analysis import Token, Tokenizer
@@ -34,14 +34,31 @@ _CJK = (
 # Each use of the CJK class costs ~3.5 ms of start-up to compile (re builds a
 # 64k-entry map of it in Python): it appears twice, and the letter class of words
 # once; a word's trailing apostrophe or dot is cut off by the tokenizer.
-_TOKENS = re.compile(
-    f"(?P<cjk>(?:[{_CJK}]\n?)+)"  # a line break inside CJK text is a wrapped line
-    r"|(?P<word>\d+(?:[.,]\d+)+(?![^\W_])"  # numbers keep their separators: 1,485.1
-    f"|(?:[^\\W_{_CJK}]+['’.]?)+)"  # words keep inner apostrophes and dots: U.S.A
+_WORD = (
+    r"\d+(?:[.,]\d+)+(?![^\W_])"  # numbers keep their separators: 1,485.1
+    f"|(?:[^\\W_{_CJK}]+['’.]?)+"  # words keep inner apostrophes and dots: U.S.A
 )
+_TOKENS = re.compile(f"(?P<cjk>(?:[{_CJK}]\n?)+)|(?P<word>{_WORD})")  # a line break inside CJK text is a wrapped line
 #: ``_TOKENS`` on ASCII text, where it can only find words: the same matches, in
 #: half the time (a small class instead of the CJK ranges), one string each.
 _ASCII_WORDS = re.compile(r"\d+(?:[.,]\d+)+(?![A-Za-z0-9])|(?:[A-Za-z0-9]+['.]?)+")
+
+
+@cache
+def _cjk_and_words() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A CJK character, and ``_TOKENS``'s word branch alone: compiled on first use,
+    not at start-up (each CJK class is ~3.5 ms to compile)."""
+    return re.compile(f"[{_CJK}]"), re.compile(_WORD)
+
+
+def words_only(text: str) -> re.Pattern[str] | None:
+    """A pattern whose matches are ``text``'s tokens, one string each, when they are
+    all words (no CJK character, so no bigrams): ``_TOKENS``'s matches without a
+    group per match. None when ``text`` holds CJK."""
+    if text.isascii():
+        return _ASCII_WORDS
+    cjk, words = _cjk_and_words()
+    return None if cjk.search(text) else words
 _WORD_END = "'’."
 _COMBINING = re.compile("[\u0300-\u036f]")
 _DIGITS = re.compile(r"^[\d.,'’]+$")
@@ -151,9 +168,9 @@ class PageTokenizer(Tokenizer):
         known = self._known
         if len(known) > _KNOWN_WORDS:
             known.clear()
-        if value.isascii():
-            words = _ASCII_WORDS.findall(value)
-            terms = [known.get(word) or self._known_term(word) for word in words]
+        pattern = words_only(value)
+        if pattern is not None:
+            terms = [known.get(word) or self._known_term(word) for word in pattern.findall(value)]
             self._last = (value, terms)
             return terms
         terms = []

@@ -33,7 +33,7 @@ from whoosh.analysis import Token
 from whoosh.reading import TermNotFound
 
 # The tokenizer's own pattern and word-end rule: one definition of a token.
-from .analysis import _ASCII_WORDS, _WORD_END, PageTokenizer, cjk_spans
+from .analysis import _WORD_END, PageTokenizer, cjk_spans, words_only
 from .analysis import _TOKENS as _PATTERN
 
 
@@ -116,10 +116,10 @@ def marked(highlighter: highlight.Highlighter, text: str, marks: dict[int, str],
 def token_spans(text: str) -> tuple[list[int], list[int]]:
     """(starts, ends) of every token of ``text`` as ``PageTokenizer`` splits and
     numbers it: a word without its trailing apostrophe or dot; overlapping bigrams of
-    a CJK run, one character alone for a run of one. ASCII text holds words alone,
-    found by the tokenizer's ASCII pattern (the same matches)."""
-    if text.isascii():
-        spans = [m.span() for m in _ASCII_WORDS.finditer(text)]
+    a CJK run, one character alone for a run of one."""
+    words = words_only(text)
+    if words is not None:
+        spans = [m.span() for m in words.finditer(text)]
     else:
         spans = []
         for m in _PATTERN.finditer(text):
