@@ -15,10 +15,11 @@ Offsets (startchar/endchar) refer to the original text, which highlighting needs
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from typing import Any
 
 from whoosh.analysis import Token, Tokenizer
@@ -64,6 +65,7 @@ _COMBINING = re.compile("[\u0300-\u036f]")
 _DIGITS = re.compile(r"^[\d.,'’]+$")
 #: Words whose terms ``PageTokenizer.terms`` keeps (then it starts again): ~10 MB.
 _KNOWN_WORDS = 100_000
+_IS_NFKC = partial(unicodedata.is_normalized, "NFKC")
 
 
 def fold(text: str) -> str:
@@ -88,8 +90,21 @@ def cjk_spans(run: str, start: int = 0) -> list[tuple[int, int]]:
     its characters (a line break inside is a wrapped line, passed over), one
     character alone for a run of one. One definition for the index, its queries and
     the snippets (``snippets``), whose positions must agree."""
+    if "\n" not in run and len(run) > 1:
+        return list(zip(range(start, start + len(run) - 1), range(start + 2, start + len(run) + 1), strict=True))
     at = [start + k for k, char in enumerate(run) if char != "\n"]
     return [(at[0], at[0] + 1)] if len(at) == 1 else [(i, j + 1) for i, j in itertools.pairwise(at)]
+
+
+def cjk_terms(run: str) -> list[str]:
+    """The terms of a CJK run's tokens (``cjk_spans``), as ``_cjk_term`` makes each:
+    a run already in NFKC without a line break is its bigrams as they stand, made
+    without a Python call per character (a Chinese page is a token per character)."""
+    if "\n" not in run and len(run) > 1 and unicodedata.is_normalized("NFKC", run):
+        bigrams = list(map(operator.add, run, run[1:]))
+        if all(map(_IS_NFKC, bigrams)):
+            return bigrams
+    return [_cjk_term(run, start, end) for start, end in cjk_spans(run)]
 
 
 def _cjk_term(text: str, start: int, end: int) -> str:
@@ -176,7 +191,7 @@ class PageTokenizer(Tokenizer):
         terms = []
         for run, word in _TOKENS.findall(value):
             if run:
-                terms += [_cjk_term(run, start, end) for start, end in cjk_spans(run)]
+                terms += cjk_terms(run)
                 continue
             terms.append(known.get(word) or self._known_term(word))
         self._last = (value, terms)
