@@ -39,28 +39,28 @@ _WORD = (
     r"\d+(?:[.,]\d+)+(?![^\W_])"  # numbers keep their separators: 1,485.1
     f"|(?:[^\\W_{_CJK}]+['’.]?)+"  # words keep inner apostrophes and dots: U.S.A
 )
-_TOKENS = re.compile(f"(?P<cjk>(?:[{_CJK}]\n?)+)|(?P<word>{_WORD})")  # a line break inside CJK text is a wrapped line
-#: ``_TOKENS`` on ASCII text, where it can only find words: the same matches, in
+TOKENS = re.compile(f"(?P<cjk>(?:[{_CJK}]\n?)+)|(?P<word>{_WORD})")  # a line break inside CJK text is a wrapped line
+#: ``TOKENS`` on ASCII text, where it can only find words: the same matches, in
 #: half the time (a small class instead of the CJK ranges), one string each.
 _ASCII_WORDS = re.compile(r"\d+(?:[.,]\d+)+(?![A-Za-z0-9])|(?:[A-Za-z0-9]+['.]?)+")
 
 
 @cache
 def _cjk_and_words() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """A CJK character, and ``_TOKENS``'s word branch alone: compiled on first use,
+    """A CJK character, and ``TOKENS``'s word branch alone: compiled on first use,
     not at start-up (each CJK class is ~3.5 ms to compile)."""
     return re.compile(f"[{_CJK}]"), re.compile(_WORD)
 
 
 def words_only(text: str) -> re.Pattern[str] | None:
     """A pattern whose matches are ``text``'s tokens, one string each, when they are
-    all words (no CJK character, so no bigrams): ``_TOKENS``'s matches without a
+    all words (no CJK character, so no bigrams): ``TOKENS``'s matches without a
     group per match. None when ``text`` holds CJK."""
     if text.isascii():
         return _ASCII_WORDS
     cjk, words = _cjk_and_words()
     return None if cjk.search(text) else words
-_WORD_END = "'’."
+WORD_END = "'’."
 _COMBINING = re.compile("[\u0300-\u036f]")
 _DIGITS = re.compile(r"^[\d.,'’]+$")
 #: Words whose terms ``PageTokenizer.terms`` keeps (then it starts again): ~10 MB.
@@ -81,7 +81,7 @@ def fold(text: str) -> str:
 
 
 def is_cjk(text: str) -> bool:
-    m = _TOKENS.fullmatch(text)
+    m = TOKENS.fullmatch(text)
     return m is not None and m.group("cjk") is not None and "\n" not in text
 
 
@@ -158,7 +158,7 @@ class PageTokenizer(Tokenizer):
     def _pieces(self, value: str) -> Iterator[tuple[str, int, int, str]]:
         """(term, start, end, as written) of each token: the one tokenization that
         queries (``__call__``) and indexing (``terms``) share."""
-        for m in _TOKENS.finditer(value):
+        for m in TOKENS.finditer(value):
             run = m.group("cjk")
             if run is not None:
                 for start, end in cjk_spans(run, m.start()):
@@ -166,8 +166,8 @@ class PageTokenizer(Tokenizer):
                     yield term, start, end, term
                 continue
             raw = m.group("word")
-            if raw[-1] in _WORD_END:
-                raw = raw.rstrip(_WORD_END)
+            if raw[-1] in WORD_END:
+                raw = raw.rstrip(WORD_END)
             yield self._term(raw), m.start(), m.start() + len(raw), raw
 
     def terms(self, value: str) -> list[str]:
@@ -189,7 +189,7 @@ class PageTokenizer(Tokenizer):
             self._last = (value, terms)
             return terms
         terms = []
-        for run, word in _TOKENS.findall(value):
+        for run, word in TOKENS.findall(value):
             if run:
                 terms += cjk_terms(run)
                 continue
@@ -198,8 +198,8 @@ class PageTokenizer(Tokenizer):
         return terms
 
     def _known_term(self, word: str) -> str:
-        """The term of a word as ``_TOKENS`` found it, kept for the next time."""
-        term = self._known[word] = self._term(word.rstrip(_WORD_END))
+        """The term of a word as ``TOKENS`` found it, kept for the next time."""
+        term = self._known[word] = self._term(word.rstrip(WORD_END))
         return term
 
     def _term(self, raw: str) -> str:
@@ -254,7 +254,7 @@ def _tokens(token: Token, pieces: Iterable[_Piece], positions: bool, chars: bool
 def folded_words(text: str) -> Iterator[str]:
     """The words of ``text`` as the tokenizer folds them before stemming (numbers
     and CJK runs left out): what a query's words were typed as."""
-    for m in _TOKENS.finditer(text):
+    for m in TOKENS.finditer(text):
         word = m.group("word")
-        if word is not None and (word := word.rstrip(_WORD_END)) and not _DIGITS.match(folded := fold(word)):
+        if word is not None and (word := word.rstrip(WORD_END)) and not _DIGITS.match(folded := fold(word)):
             yield folded

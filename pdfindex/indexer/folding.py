@@ -32,18 +32,18 @@ from whoosh.searching import Searcher
 METADATA_FIELDS = frozenset({"title", "filename", "author", "subject", "keywords", "producer"})
 
 
-def _positive_leaves(query: Query) -> Iterator[Query]:
+def positive_leaves(query: Query) -> Iterator[Query]:
     """The leaves a page can match by: not the words it must not hold."""
     if isinstance(query, Not):
         return
     if isinstance(query, AndNot):  # Excluding too: nothing matches by its excluded part
-        yield from _positive_leaves(query.a)
+        yield from positive_leaves(query.a)
         return
     if query.is_leaf():
         yield query
         return
     for child in query.children():
-        yield from _positive_leaves(child)
+        yield from positive_leaves(child)
 
 
 class MetadataFolding:
@@ -123,7 +123,7 @@ class Walk:
 def metadata_folding(searcher: Searcher, query: Query) -> MetadataFolding | None:
     """The folding of ``query``'s metadata-only matches, or None when it has no
     metadata word (every match is then a page's own)."""
-    leaves = [leaf for leaf in _positive_leaves(query) if leaf is not NullQuery]
+    leaves = [leaf for leaf in positive_leaves(query) if leaf is not NullQuery]
     metadata = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) in METADATA_FIELDS]
     own = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) not in METADATA_FIELDS]
     if not metadata or any(isinstance(leaf, Every) for leaf in own):

@@ -35,7 +35,7 @@ def document_date(stored: dict[str, Any]) -> float | None:
     return None
 
 
-def _in_dates(stored: dict[str, Any], filters: ListFilters) -> bool:
+def in_dates(stored: dict[str, Any], filters: ListFilters) -> bool:
     if filters.since is None and filters.until is None:
         return True
     date = document_date(stored)
@@ -58,7 +58,7 @@ def glob_selects(path: str, glob: str) -> bool:
     return _term_matches(path_term(path), path_term(glob))
 
 
-def _focused(stored: dict[str, Any], glob: str | None) -> dict[str, Any]:
+def focused(stored: dict[str, Any], glob: str | None) -> dict[str, Any]:
     """The stored fields as ``--path`` shows them: the paths the glob selects first
     (in path order, the order of the listing), then the others, and ``path`` the first
     of them. Identical copies are one document with several paths, and its first path
@@ -115,7 +115,7 @@ def _records(searcher: Searcher, filters: ListFilters) -> dict[str, dict[str, An
     out: dict[str, dict[str, Any]] = {}
     for docnum in searcher.docs_for_query(And(parts)):
         stored = searcher.stored_fields(docnum)
-        if _in_dates(stored, filters):
+        if in_dates(stored, filters):
             out[stored["doc_hash"]] = stored
     return out
 
@@ -152,7 +152,7 @@ def _by_path(searcher: Searcher, docnums: set[int]) -> Iterator[list[int]]:
 
 
 def _by_shown_path(searcher: Searcher, docnums: set[int], glob: str | None) -> Iterator[list[int]]:
-    """``_by_path``, or with ``glob`` by the path ``_focused`` shows: each document's
+    """``_by_path``, or with ``glob`` by the path ``focused`` shows: each document's
     pages under the first of its paths the glob selects, read from the sorted
     ``paths`` lexicon (a path belongs to one document, so its postings are that
     document's pages)."""
@@ -197,7 +197,7 @@ def list_page_groups(searcher: Searcher, filters: ListFilters, limit: int | None
     for n, group in enumerate(_by_shown_path(searcher, _matched_pages(searcher, filters), glob)):
         total += 1
         if n >= offset and (stop is None or n < stop):
-            shown.append([_page_hit(searcher.stored_fields(d), glob) for d in group])
+            shown.append([page_hit(searcher.stored_fields(d), glob) for d in group])
     return total, shown
 
 
@@ -215,16 +215,16 @@ def list_pages(searcher: Searcher, filters: ListFilters, limit: int | None, offs
         if stop is not None and n >= stop:
             break
         if n >= offset:
-            shown.append(_page_hit(searcher.stored_fields(docnum), filters.path_glob))
+            shown.append(page_hit(searcher.stored_fields(docnum), filters.path_glob))
     return Listing(total=len(matched), pages=shown, took=time.perf_counter() - started)
 
 
 def list_documents(searcher: Searcher, filters: ListFilters, limit: int | None, offset: int = 0) -> Listing:
     """File records passing ``filters``, by path; with page criteria, only files
     with at least one such page. With a path filter, each under the path it matched
-    (``_focused``)."""
+    (``focused``)."""
     started = time.perf_counter()
-    records = {h: _focused(r, filters.path_glob) for h, r in _records(searcher, filters).items()}
+    records = {h: focused(r, filters.path_glob) for h, r in _records(searcher, filters).items()}
     if filters.page_criteria:
         keep = _hashes_of(searcher, _docs(searcher, _page_query(searcher, filters)))
         records = {h: r for h, r in records.items() if h in keep}
@@ -234,11 +234,11 @@ def list_documents(searcher: Searcher, filters: ListFilters, limit: int | None, 
                    took=time.perf_counter() - started)
 
 
-def _page_hit(stored: dict[str, Any], glob: str | None = None) -> Hit:
+def page_hit(stored: dict[str, Any], glob: str | None = None) -> Hit:
     """A listed page as a hit (score 0: nothing was scored), its snippet the page's
-    first words; under the path ``glob`` matched (``_focused``), its copies' paths
+    first words; under the path ``glob`` matched (``focused``), its copies' paths
     after it."""
-    stored = _focused(stored, glob)
+    stored = focused(stored, glob)
     text = " ".join(stored.get("text", "").split())
     snippet = text[:_SNIPPET_CHARS] + ("…" if len(text) > _SNIPPET_CHARS else "")
     return Hit(doc_hash=stored["doc_hash"], path=stored.get("path", ""), page=stored.get("page", 0), score=0.0,

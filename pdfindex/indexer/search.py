@@ -102,7 +102,7 @@ def _snippet(whoosh_hit: WhooshHit, field: str, text: str) -> tuple[str, list[Sp
     return "".join(out), spans
 
 
-def _hit(whoosh_hit: WhooshHit, with_snippet: bool, scored: bool) -> Hit:
+def as_hit(whoosh_hit: WhooshHit, with_snippet: bool, scored: bool) -> Hit:
     """``scored``: the search was ordered by score. Ordered by date or path, Whoosh's
     "score" is the sort key (a negated date, -9.2e18 for none): not a relevance."""
     stored = whoosh_hit.fields()
@@ -192,13 +192,13 @@ def _order(options: SearchOptions) -> Any:
     return None
 
 
-def _has_phrase(query: Query, schema: Any) -> bool:
+def has_phrase(query: Query, schema: Any) -> bool:
     """Whether ``query`` holds a phrase over page text matched by positions (one
     answered by a word pair is a term; a title's or file name's is short)."""
     if isinstance(query, Phrase):
         return query.fieldname in PAIR_FIELDS and not (
             isinstance(query, AdjacentPhrase) and query.pair_term(schema) is not None)
-    return any(_has_phrase(child, schema) for child in query.children())
+    return any(has_phrase(child, schema) for child in query.children())
 
 
 def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: int | None) -> tuple[Any, bool]:
@@ -207,7 +207,7 @@ def _collect(searcher: Searcher, query: Query, options: SearchOptions, limit: in
     # Skipping blocks by quality hardly skips for a phrase (every block of two common
     # words holds a page that scores high), and then the total needs a second pass:
     # without skipping, the collector counts every match as it goes.
-    optimize = not _has_phrase(query, searcher.schema)
+    optimize = not has_phrase(query, searcher.schema)
     child = searcher.collector(limit=limit, sortedby=_order(options), optimize=optimize)
     if not optimize:
         # Nor may it drop sub-matchers that cannot reach the top N (``replace``):
@@ -337,7 +337,7 @@ def run_search(searcher: Searcher, text: str, options: SearchOptions) -> SearchR
         _highlight(results, [pages[0] for pages in shown])
         groups = []
         for pages in shown:
-            hits = [_hit(h, highlight and i == 0, scored) for i, h in enumerate(pages)]
+            hits = [as_hit(h, highlight and i == 0, scored) for i, h in enumerate(pages)]
             groups.append(DocumentHits(hits[0].doc_hash, hits[0].path, hits[0].title, hits))
         total = len(grouped)
         hits = []
@@ -350,7 +350,7 @@ def run_search(searcher: Searcher, text: str, options: SearchOptions) -> SearchR
         highlight = options.highlight and not (partial or expansion.expired)
         shown_hits = results[options.offset:options.offset + options.limit]
         _highlight(results, shown_hits)
-        hits = [_hit(h, highlight, scored) for h in shown_hits]
+        hits = [as_hit(h, highlight, scored) for h in shown_hits]
         total, lower_bound = _total(results, partial, options.exact_count)
         groups = []
     notes = list(expansion.notes)

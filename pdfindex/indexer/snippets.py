@@ -8,7 +8,7 @@ word's under the profiler at 20,000 pages. The index already knows where those
 terms are: each term's postings hold its positions on the page. So the query's
 terms are read once per result list, their positions on the shown pages from the
 postings (a term lookup and a skip per page), and a position is turned into its
-characters by the tokenizer's own pattern alone (``analysis._TOKENS``), without
+characters by the tokenizer's own pattern alone (``analysis.TOKENS``), without
 folding or stemming anything: a token's position is its index among the pattern's
 tokens, as ``PageTokenizer`` numbered them when indexing.
 
@@ -33,8 +33,7 @@ from whoosh.analysis import Token
 from whoosh.reading import TermNotFound
 
 # The tokenizer's own pattern and word-end rule: one definition of a token.
-from .analysis import _WORD_END, PageTokenizer, cjk_spans, words_only
-from .analysis import _TOKENS as _PATTERN
+from .analysis import TOKENS, WORD_END, PageTokenizer, cjk_spans, words_only
 
 
 class PositionHighlighter(highlight.Highlighter):
@@ -122,12 +121,12 @@ def token_spans(text: str) -> tuple[list[int], list[int]]:
         spans = [m.span() for m in words.finditer(text)]
     else:
         spans = []
-        for m in _PATTERN.finditer(text):
+        for m in TOKENS.finditer(text):
             if m.lastgroup == "word":
                 spans.append(m.span())
             else:
                 spans += cjk_spans(m.group(), m.start())
-    return [s for s, _ in spans], [e - 1 if text[e - 1] in _WORD_END else e for _, e in spans]
+    return [s for s, _ in spans], [e - 1 if text[e - 1] in WORD_END else e for _, e in spans]
 
 
 class _Group:

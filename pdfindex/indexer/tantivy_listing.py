@@ -1,8 +1,8 @@
 """Listing documents and pages of an index on Tantivy: ``listing``'s filters,
 order and rows, without a query or scoring.
 
-The rows are ``listing``'s own (``_page_hit``, ``_focused``, the dates of
-``_in_dates``); the order is the one Whoosh's listing reads from its sorted path
+The rows are ``listing``'s own (``page_hit``, ``focused``, the dates of
+``in_dates``); the order is the one Whoosh's listing reads from its sorted path
 terms: by the path a row shows (with ``--path``, the first of the document's paths
 the glob selects), then page. Tantivy gives the matching documents; their stored
 fields give the path and page to sort by.
@@ -16,7 +16,7 @@ import tantivy
 
 from pdfindex.contract.records import Hit, ListFilters, Listing
 
-from .listing import _focused, _in_dates, _page_hit
+from .listing import focused, in_dates, page_hit
 from .schema import KIND_DOC, KIND_PAGE, doc_from_stored, path_term
 from .tantivy_query import glob_regex
 from .tantivy_schema import matching, stored_of
@@ -56,7 +56,7 @@ def _records(searcher: tantivy.Searcher, schema: tantivy.Schema, filters: ListFi
         parts.append(tantivy.Query.term_query(schema, "status", str(filters.status)))
     if filters.path_glob:
         parts.append(tantivy.Query.regex_query(schema, "paths", glob_regex(path_term(filters.path_glob))))
-    return {stored["doc_hash"]: stored for stored in _all(searcher, parts) if _in_dates(stored, filters)}
+    return {stored["doc_hash"]: stored for stored in _all(searcher, parts) if in_dates(stored, filters)}
 
 
 def _matched_pages(searcher: tantivy.Searcher, schema: tantivy.Schema, filters: ListFilters) -> list[dict[str, Any]]:
@@ -66,7 +66,7 @@ def _matched_pages(searcher: tantivy.Searcher, schema: tantivy.Schema, filters: 
         records = _records(searcher, schema, filters)
         pages = [p for p in pages if p["doc_hash"] in records]
     glob = filters.path_glob
-    return sorted(pages, key=lambda p: (path_term(_focused(p, glob).get("path", "")), p["doc_hash"], p.get("page", 0)))
+    return sorted(pages, key=lambda p: (path_term(focused(p, glob).get("path", "")), p["doc_hash"], p.get("page", 0)))
 
 
 def list_pages(searcher: tantivy.Searcher, schema: tantivy.Schema, filters: ListFilters, limit: int | None,
@@ -75,7 +75,7 @@ def list_pages(searcher: tantivy.Searcher, schema: tantivy.Schema, filters: List
     started = time.perf_counter()
     pages = _matched_pages(searcher, schema, filters)
     stop = None if limit is None else offset + limit
-    return Listing(total=len(pages), pages=[_page_hit(p, filters.path_glob) for p in pages[offset:stop]],
+    return Listing(total=len(pages), pages=[page_hit(p, filters.path_glob) for p in pages[offset:stop]],
                    took=time.perf_counter() - started)
 
 
@@ -87,7 +87,7 @@ def list_page_groups(searcher: tantivy.Searcher, schema: tantivy.Schema, filters
     for stored in _matched_pages(searcher, schema, filters):
         groups.setdefault(stored["doc_hash"], []).append(stored)
     stop = None if limit is None else offset + limit
-    shown = [[_page_hit(p, filters.path_glob) for p in group] for group in list(groups.values())[offset:stop]]
+    shown = [[page_hit(p, filters.path_glob) for p in group] for group in list(groups.values())[offset:stop]]
     return len(groups), shown
 
 
@@ -96,7 +96,7 @@ def list_documents(searcher: tantivy.Searcher, schema: tantivy.Schema, filters: 
     """File records passing ``filters``, by path; with page criteria, only files
     with at least one such page (``listing.list_documents``)."""
     started = time.perf_counter()
-    records = {h: _focused(r, filters.path_glob) for h, r in _records(searcher, schema, filters).items()}
+    records = {h: focused(r, filters.path_glob) for h, r in _records(searcher, schema, filters).items()}
     if filters.page_criteria:
         keep = {p["doc_hash"] for p in _all(searcher, _page_parts(schema, filters))}
         records = {h: r for h, r in records.items() if h in keep}

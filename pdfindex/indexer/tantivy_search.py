@@ -25,10 +25,10 @@ from pdfindex.contract.records import DocumentHits, Hit, ListFilters, SearchOpti
 
 from .errors import QueryError
 from .exact import RERANK_WINDOW, rerank, typed_forms
-from .folding import METADATA_FIELDS, _positive_leaves
+from .folding import METADATA_FIELDS, positive_leaves
 from .query import bound_expansions, parse, suggest
 from .snippets import marked
-from .search import _has_phrase, _hit, is_listing_query, searches_records, snippet_parts
+from .search import as_hit, has_phrase, is_listing_query, searches_records, snippet_parts
 from .tantivy_listing import list_page_groups, list_pages
 from .tantivy_lexicon import Lexicon
 from .tantivy_query import field_terms, filters, translate
@@ -46,7 +46,7 @@ def _required(clauses: list[tantivy.Query]) -> list[tuple[tantivy.Occur, tantivy
 
 
 class _StoredHit:
-    """A Tantivy match as ``search._hit`` reads a Whoosh hit: its stored fields,
+    """A Tantivy match as ``search.as_hit`` reads a Whoosh hit: its stored fields,
     its score and its highlights."""
 
     def __init__(self, stored: dict[str, Any], score: float, marker: _Marker) -> None:
@@ -84,7 +84,7 @@ def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Que
                  found: tantivy.Query) -> list[str]:
     """The keys of the pages ``folding`` passes over: those matching only by a
     metadata word, but for each document's first (its lowest page number)."""
-    leaves = [leaf for leaf in _positive_leaves(parsed) if leaf is not NullQuery]
+    leaves = [leaf for leaf in positive_leaves(parsed) if leaf is not NullQuery]
     metadata = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) in METADATA_FIELDS]
     own = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) not in METADATA_FIELDS]
     if not metadata or any(isinstance(leaf, Every) for leaf in own):
@@ -127,7 +127,7 @@ def _shown_total(total: int, parsed: Query, language: str, options: SearchOption
     the exact count is asked for. Tantivy's count is exact and cheap; the cap is
     kept so that the same search shows the same count on both engines."""
     if (options.sort == "score" and not options.exact_count and total > COUNT_CAP
-            and not _has_phrase(parsed, whoosh_schema(language))):
+            and not has_phrase(parsed, whoosh_schema(language))):
         return COUNT_CAP, True
     return total, False
 
@@ -168,7 +168,7 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
     marker = _Marker(expanded, language)
 
     def hit(n: int, snippet: bool, score: float) -> Hit:
-        return _hit(cast(Any, _StoredHit(stored[n], score, marker)), snippet, order is None)
+        return as_hit(cast(Any, _StoredHit(stored[n], score, marker)), snippet, order is None)
 
     hits: list[Hit] = []
     groups: list[DocumentHits] = []

@@ -29,7 +29,7 @@ from . import store
 from .errors import IndexBusy
 from .schema import KIND_DOC, doc_fields, fields_from_stored, page_fields, path_term
 from .tantivy_schema import matching, stored_of, to_document
-from .writer import Batch, _failure, _plain_key, _signals_deferred, _with_paths
+from .writer import Batch, failure_record, plain_key, signals_deferred, with_paths
 
 #: Tantivy's indexing memory: its segments are flushed past it.
 _HEAP_BYTES = 128_000_000
@@ -118,14 +118,14 @@ class TantivyWriter(Batch):
         record and pages given (the content's other paths are kept)."""
         path = doc.path if isinstance(doc.path, str) else repr(doc.path)
         writer = self._before(doc.doc_hash, [path])
-        if not _plain_key(doc.doc_hash):
-            self._rejected.append(_failure(doc, f"the document hash {doc.doc_hash!r} is not a plain text key"))
+        if not plain_key(doc.doc_hash):
+            self._rejected.append(failure_record(doc, f"the document hash {doc.doc_hash!r} is not a plain text key"))
             return
         searcher = self._searcher()
         known = _paths_of(stored_documents(searcher, self._schema, doc.doc_hash))
         if known and isinstance(doc.path, str):
-            doc = _with_paths(doc, list(dict.fromkeys([*doc.all_paths, *known])))
-        with _signals_deferred():
+            doc = with_paths(doc, list(dict.fromkeys([*doc.all_paths, *known])))
+        with signals_deferred():
             try:
                 with store.storage_faults(self._root, "adding a document to the batch", written=True):
                     self._claim(writer, searcher, doc.doc_hash, [doc.path] if isinstance(doc.path, str) else [])
@@ -147,11 +147,11 @@ class TantivyWriter(Batch):
             return [to_document(f, self._language) for f in fields]
         except Exception as exc:  # noqa: BLE001 - a record or value Tantivy cannot take: the reason is the error
             problem = f"{type(exc).__name__}: {exc}"
-        failure = _failure(doc, problem)
+        failure = failure_record(doc, problem)
         try:
             documents = [to_document(doc_fields(failure), self._language)]
         except Exception:  # noqa: BLE001 - as PageWriter: the record is named, nothing is written
-            failure, documents = _failure(doc, f"{problem}; not even a failure record could be written"), []
+            failure, documents = failure_record(doc, f"{problem}; not even a failure record could be written"), []
         self._rejected.append(failure)
         return documents
 
@@ -230,7 +230,7 @@ class TantivyWriter(Batch):
         if writer is None:
             return
         rejected = self._rejected
-        with _signals_deferred():
+        with signals_deferred():
             try:
                 with store.storage_faults(self._root, "committing a batch", written=True):
                     writer.commit()

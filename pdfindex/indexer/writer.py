@@ -46,7 +46,7 @@ _BAD_HASH = re.compile(r"[\s\x00-\x1f\x7f\ud800-\udfff]")
 
 
 @contextmanager
-def _signals_deferred() -> Iterator[None]:
+def signals_deferred() -> Iterator[None]:
     """Ctrl-C, SIGTERM or SIGUSR1 arriving during a commit is held until it is done:
     an interrupted Whoosh commit can be neither finished nor cancelled. (Masking the
     signal would not do: other threads, such as a process pool's, still take it.)"""
@@ -87,7 +87,7 @@ class _Changes:
     taken: dict[str, set[str]] = dataclasses.field(default_factory=dict)
 
 
-def _plain_key(doc_hash: object) -> bool:
+def plain_key(doc_hash: object) -> bool:
     """Whether a document hash can be a Whoosh term: text, not empty, without
     spaces, control characters or lone surrogates."""
     return isinstance(doc_hash, str) and bool(doc_hash) and not _BAD_HASH.search(doc_hash)
@@ -101,11 +101,11 @@ def _stored(searcher: Any, doc_hash: str) -> tuple[list[dict[str, Any]], list[st
     return stored_docs, None if record is None else list(record.get("paths") or [record.get("path", "")])
 
 
-def _with_paths(doc: DocumentRecord, paths: list[str]) -> DocumentRecord:
+def with_paths(doc: DocumentRecord, paths: list[str]) -> DocumentRecord:
     return dataclasses.replace(doc, path=paths[0], paths=paths)
 
 
-def _failure(doc: DocumentRecord, problem: str) -> DocumentRecord:
+def failure_record(doc: DocumentRecord, problem: str) -> DocumentRecord:
     """The record written in place of a document the index cannot take."""
     return DocumentRecord(
         doc_hash=doc.doc_hash, path=doc.path if isinstance(doc.path, str) else repr(doc.path),
@@ -211,10 +211,10 @@ class PageWriter(Batch):
             self._ops.pop(earlier, None)
         before = self._ops.pop(doc.doc_hash, None)
         if isinstance(before, tuple):  # the same content again: its paths add up
-            doc = _with_paths(doc, list(dict.fromkeys([*doc.all_paths, *before[0].all_paths])))
+            doc = with_paths(doc, list(dict.fromkeys([*doc.all_paths, *before[0].all_paths])))
         elif isinstance(before, _PathChange):
             kept = [p for p in [*doc.all_paths, *before.add] if p not in before.remove or p in doc.all_paths]
-            doc = _with_paths(doc, list(dict.fromkeys(kept)))
+            doc = with_paths(doc, list(dict.fromkeys(kept)))
         self._ops[doc.doc_hash] = (doc, pages)
         self._paths[path] = doc.doc_hash
         self._count(1 + len(pages))
@@ -231,7 +231,7 @@ class PageWriter(Batch):
     def _is_new(self, doc: DocumentRecord) -> bool:
         """Whether nothing in the index has this content or any of its paths (in
         the ``path`` field too, as an index built before ``paths`` holds them)."""
-        if not _plain_key(doc.doc_hash):
+        if not plain_key(doc.doc_hash):
             return False
         if not all(isinstance(p, str) for p in doc.all_paths):
             return False
@@ -244,7 +244,7 @@ class PageWriter(Batch):
         half added could be neither committed nor taken back."""
         writer = self._writer
         assert writer is not None
-        with _signals_deferred():
+        with signals_deferred():
             try:
                 with store.storage_faults(Path(self._root), "adding a document to the batch", written=True):
                     for fields in self._documents(writer.schema, doc, pages, self._rejected):
@@ -280,7 +280,7 @@ class PageWriter(Batch):
             if not paths:
                 self._ops[doc_hash] = None
             else:
-                self._ops[doc_hash] = (_with_paths(op[0], paths), op[1])
+                self._ops[doc_hash] = (with_paths(op[0], paths), op[1])
         else:
             if add:
                 op.add.append(add)
@@ -329,7 +329,7 @@ class PageWriter(Batch):
         if writer is None:
             return
         rejected = self._rejected
-        with _signals_deferred():
+        with signals_deferred():
             try:
                 with store.storage_faults(Path(self._root), "committing a batch", written=True):
                     self._apply(writer, rejected)
@@ -353,9 +353,9 @@ class PageWriter(Batch):
         copy replacing another content); one left without paths is deleted."""
         changes = _Changes()
         for doc_hash, op in self._ops.items():
-            if not _plain_key(doc_hash):
+            if not plain_key(doc_hash):
                 if isinstance(op, tuple):
-                    rejected.append(_failure(op[0], f"the document hash {doc_hash!r} is not a plain text key"))
+                    rejected.append(failure_record(op[0], f"the document hash {doc_hash!r} is not a plain text key"))
                 continue
             changes.deletes.append(doc_hash)
             if op is not None:
@@ -379,7 +379,7 @@ class PageWriter(Batch):
         if isinstance(op, tuple):
             doc, pages = op
             if known and isinstance(doc.path, str):
-                doc = _with_paths(doc, list(dict.fromkeys([*doc.all_paths, *known])))
+                doc = with_paths(doc, list(dict.fromkeys([*doc.all_paths, *known])))
             self._claim(changes, doc_hash, [doc.path] if isinstance(doc.path, str) else [])
             changes.adds[doc_hash] = (doc, pages)
         elif known is not None:
@@ -427,12 +427,12 @@ class PageWriter(Batch):
             problem = f"{type(exc).__name__}: {exc}"
         if problem is None:
             return documents
-        failure = _failure(doc, problem)
+        failure = failure_record(doc, problem)
         fields = doc_fields(failure)
         if problem_in_fields(schema, fields) is None:
             rejected.append(failure)
             return [fields]
-        rejected.append(_failure(doc, f"{problem}; not even a failure record could be written"))
+        rejected.append(failure_record(doc, f"{problem}; not even a failure record could be written"))
         return []
 
     @staticmethod
