@@ -60,6 +60,8 @@ def words_only(text: str) -> re.Pattern[str] | None:
         return _ASCII_WORDS
     cjk, words = _cjk_and_words()
     return None if cjk.search(text) else words
+
+
 WORD_END = "'’."
 _COMBINING = re.compile("[\u0300-\u036f]")
 _DIGITS = re.compile(r"^[\d.,'’]+$")
