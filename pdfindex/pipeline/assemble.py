@@ -621,8 +621,6 @@ def word_spaces(line: Sequence[Glyph], texts: Sequence[str], params: Params, why
     return spaces
 
 
-
-
 def _sentence_end(texts: Sequence[str], i: int) -> bool:
     """Whether glyph ``i`` begins a sentence after the end of one: a capital after
     ".", "!", "?", ";" or ":". A line that marks its word gaps with space glyphs may
