@@ -143,6 +143,32 @@ def test_hits_snippets_and_spans_are_the_same_on_both_engines(tmp_path: Path) ->
     assert marked >= 15  # the comparison covers highlighted snippets, not only empty ones
 
 
+def test_a_huge_pages_snippet_is_the_same_and_reads_only_its_start(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page of a megabyte: its snippets are the same on both engines, and making
+    them analyses only what the fragmenter reads (its first 32 KB), not every word."""
+    from pdfindex.indexer.analysis import PageTokenizer
+
+    text = "the fox ran, " * 90_000 + "and the river at the end"
+    indexes = {}
+    for engine in ENGINES:
+        indexes[engine] = PageIndex(tmp_path / engine, new_engine=engine)
+        indexes[engine].add(*_entry("huge", "/docs/huge.pdf", [page(1, text)]))
+    longest = 0
+    real_terms = PageTokenizer.terms
+
+    def terms(self: PageTokenizer, value: str) -> list[str]:
+        nonlocal longest
+        longest = max(longest, len(value))
+        return real_terms(self, value)
+
+    monkeypatch.setattr(PageTokenizer, "terms", terms)
+    on_whoosh, on_tantivy = indexes["whoosh"].search("fox"), indexes["tantivy"].search("fox")
+    assert shown(on_tantivy) == shown(on_whoosh) and on_whoosh.hits[0].spans
+    assert 0 < longest < 40_000  # the Tantivy side's marks: the part read, not the megabyte
+    assert shown(indexes["tantivy"].search("river")) == shown(indexes["whoosh"].search("river"))
+
+
 LISTINGS = [ListFilters(), ListFilters(needs_ocr=True), ListFilters(min_coverage=0.5), ListFilters(path_glob="/docs/*"),
             ListFilters(since=15 * DAY), ListFilters(status=Status.FAILED), ListFilters(problem=""),
             ListFilters(problem="font_missing"), ListFilters(doc_hash=sha("cjk")),

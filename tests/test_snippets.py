@@ -161,3 +161,21 @@ def test_token_spans_number_tokens_as_the_index_does() -> None:
         spans = [(t.startchar, t.endchar) for t in PageTokenizer("en")(text, positions=True, chars=True, mode="index")]
         assert token_spans(text) == ([s for s, _ in spans], [e for _, e in spans]), repr(text)
     assert all(len(token_spans(text)[0]) >= 3 for text in texts[:3])
+
+
+def test_a_huge_page_is_read_only_as_far_as_the_fragmenter_goes() -> None:
+    """Whoosh's fragmenter stops at its character limit (32 KB); a page of megabytes
+    must not be split into tokens whole for a snippet. The part read is a prefix
+    ending past the limit, and the snippets are Whoosh's on the whole page."""
+    from pdfindex.indexer.snippets import fragmented_part, marked, token_spans
+
+    fragmenter = highlight.ContextFragmenter(maxchars=160, surround=40)
+    ours = highlight.Highlighter(fragmenter=fragmenter, formatter=_MarkerFormatter())
+    for unit in ("fox ran a filler word, ", "检索系统全文检索。", "x" * 45 + " ", "中\n文 "):
+        text = unit * (3_000_000 // len(unit))
+        part = fragmented_part(text, highlight.DEFAULT_CHARLIMIT)
+        assert highlight.DEFAULT_CHARLIMIT < len(part) < highlight.DEFAULT_CHARLIMIT + 200, unit
+        assert text.startswith(part)
+        count = len(token_spans(part)[0])
+        for marks in ({p: "fox" for p in range(0, count, 7)}, {count - 2: "fox", count - 1: "fox"}, {1: "fox"}):
+            assert marked(ours, text, marks, 3) == _whooshs_fragments(text, marks, fragmenter, 3), unit

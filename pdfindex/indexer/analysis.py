@@ -52,6 +52,14 @@ def _cjk_and_words() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(f"[{_CJK}]"), re.compile(_WORD)
 
 
+@cache
+def outside_tokens() -> re.Pattern[str]:
+    """A character no token holds (no letter, digit, CJK character, word mark,
+    number separator or wrapped line): a text cut there keeps every token before the
+    cut as the whole text has it. Compiled on first use (a CJK class)."""
+    return re.compile(f"[^\\w\n'’.,{_CJK}]")
+
+
 def words_only(text: str) -> re.Pattern[str] | None:
     """A pattern whose matches are ``text``'s tokens, one string each, when they are
     all words (no CJK character, so no bigrams): ``TOKENS``'s matches without a

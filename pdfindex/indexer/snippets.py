@@ -33,7 +33,7 @@ from whoosh.analysis import Token
 from whoosh.reading import TermNotFound
 
 # The tokenizer's own pattern and word-end rule: one definition of a token.
-from .analysis import TOKENS, WORD_END, PageTokenizer, cjk_spans, words_only
+from .analysis import TOKENS, WORD_END, PageTokenizer, cjk_spans, outside_tokens, words_only
 
 
 class PositionHighlighter(highlight.Highlighter):
@@ -107,9 +107,35 @@ def marked(highlighter: highlight.Highlighter, text: str, marks: dict[int, str],
     Whoosh's ``highlight_hit`` makes them with a ``ContextFragmenter``: ``highlighter``'s
     fragment sizes, scorer, order and formatter. Both engines' snippets end here."""
     fragmenter = highlighter.fragmenter
+    text = fragmented_part(text, fragmenter.charlimit)
     fragments = _fragments(text, marks, fragmenter.maxchars, fragmenter.surround, fragmenter.charlimit)
     best = highlight.top_fragments(fragments, top, highlighter.scorer, highlighter.order, minscore=minscore)
     return str(highlighter.formatter.format(best))
+
+
+def fragmented_part(text: str, charlimit: int | None) -> str:
+    """The part of ``text`` the fragmenter reads: up to the first token ending past
+    ``charlimit`` (where Whoosh's stops), cut where no token is, so its tokens are
+    the whole text's. A page of megabytes costs its first 32 KB."""
+    if not charlimit or len(text) <= charlimit:
+        return text
+    start = 0  # the last place before the limit where tokens start afresh
+    for cut in outside_tokens().finditer(text, max(0, charlimit - 1000), charlimit):
+        start = cut.end()
+    end = _cut_after(text, charlimit)
+    past = next((start + e for e in token_spans(text[start:end])[1] if start + e > charlimit), None)
+    if past is None:  # no token ends past the limit before the cut: the next one does
+        following = TOKENS.search(text, end)
+        if following is None:
+            return text[:end]
+        past = following.start() + token_spans(following.group())[1][0]
+    return text[:_cut_after(text, past)]
+
+
+def _cut_after(text: str, at: int) -> int:
+    """The first place from ``at`` on where ``text`` may be cut (its end if none)."""
+    cut = outside_tokens().search(text, at)
+    return cut.start() if cut is not None else len(text)
 
 
 def token_spans(text: str) -> tuple[list[int], list[int]]:
