@@ -1,15 +1,18 @@
-"""The one Redis database a test run uses, claimed on the shared server for that run.
+"""The Redis databases a test process uses, claimed on the shared server for it.
 
 Every test that talks to Redis (Celery clusters, the hand-off lanes, the CLI in
 distributed mode) uses ``url()``. Two test runs on one machine (two clones' CI, or a
-developer's run beside CI) share the server on 127.0.0.1:6379 and flush their database
-between tests: with fixed database numbers they flushed each other's queues, and
-Celery tests of one run timed out waiting for work the other run had thrown away.
+developer's run beside CI), and the two processes of one run (``pytest -n 2``), share
+the server on 127.0.0.1:6379 and flush their database between tests: with fixed
+database numbers they flushed each other's queues, and Celery tests of one run timed
+out waiting for work the other run had thrown away. The bench tests use ``bench_url()``,
+a second database of their process that no other test touches.
 
-A run claims a free database from 1 to 15 with ``SET NX`` on a key of database 0,
+A process claims a free database from 1 to 15 with ``SET NX`` on a key of database 0,
 expiring after ``CLAIM_SECONDS`` (a killed run frees its database by itself) and
-deleted when the run's process ends. ``$PDFINDEX_TEST_REDIS_URL`` (a URL with its
-database) overrides the claim; the Celery workers a test starts inherit the URL.
+deleted when the process ends: a run of two processes holds up to four, so three runs
+fit beside each other. ``$PDFINDEX_TEST_REDIS_URL`` (a URL with its database)
+overrides ``url()``'s claim; the Celery workers a test starts inherit the URL.
 
 ``redis_or_skip`` and ``flushed_redis`` give a test its client, or skip it (fail it
 under CI) when no Redis answers; tests/conftest.py's ``broker`` fixture is the run's
@@ -39,9 +42,20 @@ def url() -> str:
     """This run's Redis URL, with a database no other running test run uses. When no
     Redis answers, the unclaimed URL of database 1: the test that asks for it then
     skips (or fails under CI) in ``redis_or_skip`` with the reason."""
-    given = os.environ.get("PDFINDEX_TEST_REDIS_URL")
-    if given:
-        return given
+    return os.environ.get("PDFINDEX_TEST_REDIS_URL") or _claim()
+
+
+@functools.cache
+def bench_url() -> str:
+    """A second database of this test process, for the bench tests alone: a bench
+    refuses to measure while other clients are connected to its database, and the
+    test files this process ran before may have left connections to ``url()``'s
+    (the test processes take files in no fixed order)."""
+    return _claim()
+
+
+def _claim() -> str:
+    """A free database's URL, claimed until this process ends."""
     client = redis.Redis.from_url(f"{SERVER}/0", socket_connect_timeout=2, socket_timeout=10)
     token = f"{os.getpid()}-{uuid.uuid4().hex}"
     try:

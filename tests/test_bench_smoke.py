@@ -69,7 +69,7 @@ def test_extract_speed_times_pdfindex_on_a_small_document(tmp_path: Path) -> Non
 def test_other_clients_names_a_connection_to_the_bench_database() -> None:
     """Workers answer no ping any more: the benchmark finds someone else's worker on
     its database by that worker's connection, and not its own check connection."""
-    url = redis_db.url()  # the run's own database: no other client of it
+    url = redis_db.bench_url()  # this test process's bench database: no other client of it
     other = redis_or_skip(url)
     elsewhere = redis.Redis.from_url(url.rsplit("/", 1)[0] + "/0", socket_timeout=10)
     try:
@@ -93,7 +93,7 @@ def test_celery_mode_ingests_everything_with_one_and_two_processes(tmp_path: Pat
     """A tiny run of the Celery mode end to end: real Redis, real workers (which need
     PDFINDEX_ROOTS and write their own PDFINDEX_INDEX_DIR, and answer no ping). A run
     counts only when its index holds every page and file, which the bench checks."""
-    url = redis_db.url()
+    url = redis_db.bench_url()
     redis_or_skip(url).close()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}
     env["PYTHONPATH"] = str(ROOT)  # `python -m bench.ingest_throughput` as from the project root, in another cwd
