@@ -108,9 +108,10 @@ def cjk_spans(run: str, start: int = 0) -> list[tuple[int, int]]:
 
 def cjk_terms(run: str) -> list[str]:
     """The terms of a CJK run's tokens (``cjk_spans``), as ``_cjk_term`` makes each:
-    a run already in NFKC without a line break is its bigrams as they stand, made
-    without a Python call per character (a Chinese page is a token per character)."""
-    if "\n" not in run and len(run) > 1 and unicodedata.is_normalized("NFKC", run):
+    a run without a line break whose bigrams are all in NFKC is those bigrams as
+    they stand, made without a Python call per character (a Chinese page is a token
+    per character)."""
+    if "\n" not in run and len(run) > 1:
         bigrams = list(map(operator.add, run, run[1:]))
         if all(map(_IS_NFKC, bigrams)):
             return bigrams

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from whoosh import formats, highlight
@@ -58,7 +58,7 @@ class PositionHighlighter(highlight.Highlighter):
             return str(super().highlight_hit(hitobj, fieldname, text, top, minscore, strict_phrase))
         if text is None:
             text = hitobj[fieldname]
-        return marked(self, text, self._marks_of(results, fieldname, hitobj.docnum), top, minscore)
+        return marked(self, text, lambda _: self._marks_of(results, fieldname, hitobj.docnum), top, minscore)
 
     def _marks_of(self, results: Any, fieldname: str, docnum: int) -> dict[int, str]:
         """{position: term} of the query's terms on page ``docnum``."""
@@ -103,13 +103,15 @@ def _positions(reader: Any, fieldname: str, words: frozenset[str], docnums: list
     return out
 
 
-def marked(highlighter: highlight.Highlighter, text: str, marks: dict[int, str], top: int, minscore: int = 1) -> str:
-    """``text``'s best fragments with the tokens at ``marks``'s positions marked, as
-    Whoosh's ``highlight_hit`` makes them with a ``ContextFragmenter``: ``highlighter``'s
+def marked(highlighter: highlight.Highlighter, text: str, marks: Callable[[str], Mapping[int, str]], top: int,
+           minscore: int = 1) -> str:
+    """``text``'s best fragments with the tokens at ``marks(part)``'s positions marked
+    (``part``: what the fragmenter reads of it, ``fragmented_part``), as Whoosh's
+    ``highlight_hit`` makes them with a ``ContextFragmenter``: ``highlighter``'s
     fragment sizes, scorer, order and formatter. Both engines' snippets end here."""
     fragmenter = highlighter.fragmenter
-    text = fragmented_part(text, fragmenter.charlimit)
-    fragments = _fragments(text, marks, fragmenter.maxchars, fragmenter.surround, fragmenter.charlimit)
+    part = fragmented_part(text, fragmenter.charlimit)
+    fragments = _fragments(part, marks(part), fragmenter.maxchars, fragmenter.surround, fragmenter.charlimit)
     best = highlight.top_fragments(fragments, top, highlighter.scorer, highlighter.order, minscore=minscore)
     return str(highlighter.formatter.format(best))
 
@@ -117,20 +119,17 @@ def marked(highlighter: highlight.Highlighter, text: str, marks: dict[int, str],
 def fragmented_part(text: str, charlimit: int | None) -> str:
     """The part of ``text`` the fragmenter reads: up to the first token ending past
     ``charlimit`` (where Whoosh's stops), cut where no token is, so its tokens are
-    the whole text's. A page of megabytes costs its first 32 KB."""
+    the whole text's. A page of megabytes costs its first 32 KB. (A token ends past
+    the limit before a cut when a letter, digit or CJK character lies between: each
+    is in a token, whose end it does not pass.)"""
     if not charlimit or len(text) <= charlimit:
         return text
-    start = 0  # the last place before the limit where tokens start afresh
-    for cut in outside_tokens().finditer(text, max(0, charlimit - 1000), charlimit):
-        start = cut.end()
     end = _cut_after(text, charlimit)
-    past = next((start + e for e in token_spans(text[start:end])[1] if start + e > charlimit), None)
-    if past is None:  # no token ends past the limit before the cut: the next one does
+    if TOKENS.search(text, charlimit, end) is None:  # none ends past the limit before the cut: the next one does
         following = TOKENS.search(text, end)
-        if following is None:
-            return text[:end]
-        past = following.start() + token_spans(following.group())[1][0]
-    return text[:_cut_after(text, past)]
+        if following is not None:
+            end = _cut_after(text, following.start())
+    return text[:end]
 
 
 def _cut_after(text: str, at: int) -> int:
@@ -170,7 +169,7 @@ class _Group:
         return Token(startchar=self.start, endchar=self.end, text=self.text, boost=1.0, matched=True)
 
 
-def _groups(marks: dict[int, str], starts: list[int], ends: list[int]) -> list[_Group]:
+def _groups(marks: Mapping[int, str], starts: list[int], ends: list[int]) -> list[_Group]:
     """The matched tokens after Whoosh's merging, in order. Its rule, quirks kept: a
     matched token joins the group before it when it follows it directly and starts
     within it; one that follows directly but does not is left alone, and the group
@@ -197,7 +196,7 @@ def _groups(marks: dict[int, str], starts: list[int], ends: list[int]) -> list[_
     return groups
 
 
-def _fragments(text: str, marks: dict[int, str], maxchars: int, surround: int,
+def _fragments(text: str, marks: Mapping[int, str], maxchars: int, surround: int,
                charlimit: int | None) -> Iterator[highlight.Fragment]:
     """What ``ContextFragmenter.fragment_tokens`` yields for ``text`` with the tokens
     at ``marks`` matched, stepping over the unmatched tokens between fragments

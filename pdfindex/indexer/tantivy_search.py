@@ -27,7 +27,7 @@ from .errors import QueryError
 from .exact import RERANK_WINDOW, rerank, typed_forms
 from .folding import METADATA_FIELDS, positive_leaves
 from .query import bound_expansions, parse, suggest
-from .snippets import fragmented_part, marked
+from .snippets import marked
 from .search import as_hit, has_phrase, is_listing_query, searches_records, snippet_parts
 from .tantivy_listing import list_page_groups, list_pages
 from .tantivy_lexicon import Lexicon
@@ -76,9 +76,9 @@ class _Marker:
         words = self._terms[field]
         if not words or not text:
             return ""
-        text = fragmented_part(text, self._highlighter.fragmenter.charlimit)  # not a huge page's every word
-        terms = self._schema[field].analyzer.terms(text)  # text and error: PageTokenizer fields
-        return marked(self._highlighter, text, {n: term for n, term in enumerate(terms) if term in words}, top)
+        analyzer = self._schema[field].analyzer  # text and error: PageTokenizer fields
+        return marked(self._highlighter, text,
+                      lambda part: {n: term for n, term in enumerate(analyzer.terms(part)) if term in words}, top)
 
 
 def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Query,
