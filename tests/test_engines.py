@@ -281,6 +281,22 @@ def test_delete_and_re_add(tmp_path: Path, engine: str) -> None:
     assert index.check() == ["/other/中文.pdf: 2 pages indexed of 3"]
 
 
+def test_a_search_sees_each_commit_of_another_writer_at_once(tmp_path: Path, engine: str) -> None:
+    """An open index reloads only when the index changed (Tantivy: its meta.json);
+    commits made one right after the other, by another index object, must each be
+    seen by the next search."""
+    reader = make(tmp_path, engine)
+    other = PageIndex(tmp_path / "ix", create=False)
+    assert reader.search("otters").total == 0
+    for n in range(6):
+        other.add(record(f"new {n}", f"/new/{n}.pdf", []), [page(1, f"otters number{n}")])
+        assert reader.search("otters").total == n + 1
+        assert [h.path for h in reader.search(f"number{n}").hits] == [f"/new/{n}.pdf"]
+    assert other.delete_document(sha("new 0"))
+    assert reader.search("otters").total == 5
+    assert reader.stats().documents == len(LIBRARY) + 5
+
+
 def test_copies_keep_their_paths(tmp_path: Path, engine: str) -> None:
     index = make(tmp_path, engine)
     doc, _ = LIBRARY[0]

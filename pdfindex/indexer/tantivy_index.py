@@ -42,6 +42,7 @@ from .tantivy_schema import (
     create,
     matching,
     open_tantivy,
+    reloaded,
     stored_of,
     to_document,
 )
@@ -71,6 +72,7 @@ class TantivyPageIndex(PageIndex):
         with store.storage_faults(self.root, "opening the index"):
             self._tantivy = open_tantivy(path)
         self.path = path
+        self._meta: bytes | None = None  # the commit self._tantivy was last reloaded to (``reloaded``)
 
     def _generation(self) -> tuple[Path, tantivy.Index, str]:
         """The current generation, reopened after a reindex switched to a new one."""
@@ -79,11 +81,15 @@ class TantivyPageIndex(PageIndex):
             self._open(None, False)
         return self.path, self._tantivy, self.language
 
+    def _committed(self) -> tuple[tantivy.Index, str]:
+        """The current generation's index at its last commit (by any process), and its language."""
+        path, index, language = self._generation()
+        self._meta = reloaded(index, path, self._meta)
+        return index, language
+
     def _searcher(self) -> Any:
         """A searcher of the last commit (by any process)."""
-        index = self._generation()[1]
-        index.reload()
-        return index.searcher()
+        return self._committed()[0].searcher()
 
     @property
     def _ix(self) -> NoReturn:
@@ -122,8 +128,7 @@ class TantivyPageIndex(PageIndex):
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
         with self._faults("searching"):
-            _, index, language = self._generation()
-            index.reload()
+            index, language = self._committed()
             return relaxed_search(lambda text, opts: run_search(index, language, text, opts), query,
                                   options or SearchOptions())
 

@@ -106,6 +106,23 @@ def open_tantivy(path: Path) -> tantivy.Index:
     return _registered(tantivy.Index.open(str(path)))
 
 
+def reloaded(index: tantivy.Index, path: Path, seen: bytes | None) -> bytes | None:
+    """Bring ``index`` (opened on ``path``) to the last commit of any process, given
+    the ``meta.json`` it was last brought to (``seen``); returns the one it is at now.
+    A commit rewrites that file whole (a rename), and the file names every segment
+    and its deletions, so the same bytes mean the same index. Tantivy's own reload
+    re-reads and compares its segments each time: 0.26 ms at 50,000 pages, against
+    about 10 µs to read the file; a search paid it every time. The file is read
+    before reloading, so what is returned is never newer than what was loaded."""
+    try:
+        meta: bytes | None = (path / "meta.json").read_bytes()
+    except OSError:
+        meta = None  # Tantivy's reload says what is wrong, and the next call reloads again
+    if meta is None or meta != seen:
+        index.reload()
+    return meta
+
+
 def to_document(fields: dict[str, Any], language: str) -> tantivy.Document:
     """A Whoosh document's fields (``schema.doc_fields``, ``page_fields``) as a
     Tantivy document, indexed as Whoosh indexes them and storing what it stores. A

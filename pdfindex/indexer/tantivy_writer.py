@@ -28,7 +28,7 @@ from pdfindex.contract.records import DocumentRecord, PageRecord
 from . import store
 from .errors import IndexBusy
 from .schema import KIND_DOC, doc_fields, fields_from_stored, page_fields, path_term
-from .tantivy_schema import matching, stored_of, to_document
+from .tantivy_schema import matching, reloaded, stored_of, to_document
 from .writer import Batch, failure_record, plain_key, signals_deferred, with_paths
 
 #: Tantivy's indexing memory: its segments are flushed past it.
@@ -78,6 +78,7 @@ class TantivyWriter(Batch):
         self._writer: tantivy.IndexWriter | None = None
         self._generation: Path | None = None
         self._tantivy: tantivy.Index | None = None
+        self._meta: bytes | None = None  # the commit self._tantivy was last reloaded to (``reloaded``)
         self._language = ""
         self._touched: set[str] = set()
         self._touched_paths: set[str] = set()
@@ -90,14 +91,15 @@ class TantivyWriter(Batch):
             return self._writer
         with store.storage_faults(self._root, "taking the writer lock"):
             self._generation, self._tantivy, self._language = self._index()
+            self._meta = None
             self._writer = open_writer(self._tantivy, self._lock_timeout, "another process is writing to the "
                                        "index; only one writer may run at a time")
             return self._writer
 
     def _searcher(self) -> tantivy.Searcher:
         """The index as last committed (this batch's own writes are not in it)."""
-        assert self._tantivy is not None
-        self._tantivy.reload()
+        assert self._tantivy is not None and self._generation is not None
+        self._meta = reloaded(self._tantivy, self._generation, self._meta)
         return self._tantivy.searcher()
 
     @property
