@@ -155,14 +155,14 @@ def test_a_huge_pages_snippet_is_the_same_and_reads_only_its_start(tmp_path: Pat
         indexes[engine] = PageIndex(tmp_path / engine, new_engine=engine)
         indexes[engine].add(*_entry("huge", "/docs/huge.pdf", [page(1, text)]))
     longest = 0
-    real_terms = PageTokenizer.terms
+    real_terms = PageTokenizer.shown_terms
 
-    def terms(self: PageTokenizer, value: str) -> list[str]:
+    def shown_terms(self: PageTokenizer, value: str) -> list[str]:
         nonlocal longest
         longest = max(longest, len(value))
         return real_terms(self, value)
 
-    monkeypatch.setattr(PageTokenizer, "terms", terms)
+    monkeypatch.setattr(PageTokenizer, "shown_terms", shown_terms)
     on_whoosh, on_tantivy = indexes["whoosh"].search("fox"), indexes["tantivy"].search("fox")
     assert shown(on_tantivy) == shown(on_whoosh) and on_whoosh.hits[0].spans
     assert 0 < longest < 40_000  # the Tantivy side's marks: the part read, not the megabyte

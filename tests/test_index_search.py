@@ -243,12 +243,14 @@ def test_words_alone_give_the_same_terms_by_a_shorter_pattern(alphabet: str) -> 
     commas, apostrophes, underscores, spaces; accents, curly quotes, ligatures; CJK
     runs with wrapped lines, jamo that compose, compatibility forms NFKC changes):
     the terms of the writer's fast paths (ASCII; no CJK; CJK runs already in NFKC)
-    are the query tokenizer's."""
+    and of the snippets' are the query tokenizer's."""
     rng = random.Random(24)
     tokenizer = PageTokenizer("en")
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
-        assert tokenizer.terms(text) == [t.text for t in tokenizer(text, mode="index")], repr(text)
+        expected = [t.text for t in tokenizer(text, mode="index")]
+        assert tokenizer.terms(text) == expected, repr(text)
+        assert tokenizer.shown_terms(text) == expected, repr(text)  # a snippet's: from the split of word_spans
 
 
 @pytest.mark.parametrize("query", ["connect", "connection", "connected", "connecting"])

@@ -156,7 +156,8 @@ def test_token_spans_number_tokens_as_the_index_does() -> None:
 
     rng = random.Random(24)
     texts = [" ".join(_WORDS) + " tail'", "U.S.A. don't 1,485.1 end. x'", "résumé’s ﬁles, d’état."]
-    texts += ["".join(rng.choice("aZ9_.,' \n-é’ﬁ中文") for _ in range(rng.randint(0, 24))) for _ in range(2000)]
+    for alphabet in ("aZ9_.,' \n-é’ﬁ中文", "aZ9_.,' \n-x1", "a9_.,'’ \n-éΑ²\u0663"):  # \u0663: an Arabic-Indic digit
+        texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24))) for _ in range(2000)]
     for text in texts:
         spans = [(t.startchar, t.endchar) for t in PageTokenizer("en")(text, positions=True, chars=True, mode="index")]
         assert token_spans(text) == ([s for s, _ in spans], [e for _, e in spans]), repr(text)

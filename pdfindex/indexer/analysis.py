@@ -45,11 +45,19 @@ TOKENS = re.compile(f"(?P<cjk>(?:[{_CJK}]\n?)+)|(?P<word>{_WORD})")  # a line br
 _ASCII_WORDS = re.compile(r"\d+(?:[.,]\d+)+(?![A-Za-z0-9])|(?:[A-Za-z0-9]+['.]?)+")
 
 
+#: ``_ASCII_WORDS`` to split a text by: each word as (what a term is made of, its
+#: trailing apostrophe or dot, if any), the text between words left in place.
+_ASCII_SPLIT = re.compile(r"(\d+(?:[.,]\d+)+(?![A-Za-z0-9])|[A-Za-z0-9]+(?:['.][A-Za-z0-9]+)*)(['.]?)")
+
+
 @cache
-def _cjk_and_words() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """A CJK character, and ``TOKENS``'s word branch alone: compiled on first use,
-    not at start-up (each CJK class is ~3.5 ms to compile)."""
-    return re.compile(f"[{_CJK}]"), re.compile(_WORD)
+def _cjk_and_words() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """A CJK character, ``TOKENS``'s word branch alone, and that branch to split by
+    (as ``_ASCII_SPLIT``): compiled on first use, not at start-up (each CJK class is
+    ~3.5 ms to compile)."""
+    letters = f"[^\\W_{_CJK}]"
+    split = re.compile(f"(\\d+(?:[.,]\\d+)+(?![^\\W_])|{letters}+(?:['’.]{letters}+)*)(['’.]?)")
+    return re.compile(f"[{_CJK}]"), re.compile(_WORD), split
 
 
 @cache
@@ -66,8 +74,28 @@ def words_only(text: str) -> re.Pattern[str] | None:
     group per match. None when ``text`` holds CJK."""
     if text.isascii():
         return _ASCII_WORDS
-    cjk, words = _cjk_and_words()
+    cjk, words, _ = _cjk_and_words()
     return None if cjk.search(text) else words
+
+
+@lru_cache(maxsize=8)
+def word_spans(text: str) -> tuple[list[str], list[int], list[int]] | None:
+    """For a text whose tokens are all words (``words_only``): each word without its
+    trailing apostrophe or dot (the part its term is made of), where it starts, and
+    where it ends (that mark left out, as the index's offsets leave it). None when
+    ``text`` holds CJK. One split by the pattern, the offsets summed from the
+    pieces' lengths: no match object per word. Kept for the last few texts, since a
+    snippet reads a page's terms and then its spans (the lists are shared: not to
+    be changed)."""
+    if text.isascii():
+        split = _ASCII_SPLIT
+    else:
+        cjk, _, split = _cjk_and_words()
+        if cjk.search(text):
+            return None
+    pieces = split.split(text)  # between, word, mark, between, word, mark, ..., between
+    ends = list(itertools.accumulate(map(len, pieces)))
+    return pieces[1::3], ends[0:-1:3], ends[1::3]
 
 
 WORD_END = "'’."
@@ -207,6 +235,18 @@ class PageTokenizer(Tokenizer):
             terms.append(known.get(word) or self._known_term(word))
         self._last = (value, terms)
         return terms
+
+    def shown_terms(self, value: str) -> list[str]:
+        """``terms`` of a text whose token spans are read too (a snippet's page):
+        made from ``word_spans``, which the spans come from as well, so the text is
+        read by the pattern once, not twice."""
+        split = word_spans(value)
+        if split is None:
+            return self.terms(value)
+        known = self._known
+        if len(known) > _KNOWN_WORDS:
+            known.clear()
+        return [known.get(word) or self._known_term(word) for word in split[0]]
 
     def _known_term(self, word: str) -> str:
         """The term of a word as ``TOKENS`` found it, kept for the next time."""

@@ -34,7 +34,7 @@ from whoosh.analysis import Token
 from whoosh.reading import TermNotFound
 
 # The tokenizer's own pattern and word-end rule: one definition of a token.
-from .analysis import TOKENS, WORD_END, PageTokenizer, cjk_spans, outside_tokens, words_only
+from .analysis import TOKENS, WORD_END, PageTokenizer, cjk_spans, outside_tokens, word_spans
 
 
 class PositionHighlighter(highlight.Highlighter):
@@ -142,16 +142,15 @@ def token_spans(text: str) -> tuple[list[int], list[int]]:
     """(starts, ends) of every token of ``text`` as ``PageTokenizer`` splits and
     numbers it: a word without its trailing apostrophe or dot; overlapping bigrams of
     a CJK run, one character alone for a run of one."""
-    words = words_only(text)
-    if words is not None:
-        spans = [m.span() for m in words.finditer(text)]
-    else:
-        spans = []
-        for m in TOKENS.finditer(text):
-            if m.lastgroup == "word":
-                spans.append(m.span())
-            else:
-                spans += cjk_spans(m.group(), m.start())
+    split = word_spans(text)
+    if split is not None:
+        return split[1], split[2]
+    spans: list[tuple[int, int]] = []
+    for m in TOKENS.finditer(text):
+        if m.lastgroup == "word":
+            spans.append(m.span())
+        else:
+            spans += cjk_spans(m.group(), m.start())
     return [s for s, _ in spans], [e - 1 if text[e - 1] in WORD_END else e for _, e in spans]
 
 

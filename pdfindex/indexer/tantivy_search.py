@@ -78,7 +78,7 @@ class _Marker:
             return ""
         analyzer = self._schema[field].analyzer  # text and error: PageTokenizer fields
         return marked(self._highlighter, text,
-                      lambda part: {n: term for n, term in enumerate(analyzer.terms(part)) if term in words}, top)
+                      lambda part: {n: term for n, term in enumerate(analyzer.shown_terms(part)) if term in words}, top)
 
 
 def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Query,
