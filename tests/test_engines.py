@@ -281,6 +281,22 @@ def test_delete_and_re_add(tmp_path: Path, engine: str) -> None:
     assert index.check() == ["/other/中文.pdf: 2 pages indexed of 3"]
 
 
+@pytest.mark.parametrize("query", ["lighthouse", '"lighthouse keeper"', "lighthouse OR keeper", "title:keeper"])
+def test_a_title_word_stands_for_the_first_page_the_filters_let_through(tmp_path: Path, engine: str,
+                                                                        query: str) -> None:
+    """A word found in the title alone gives one page of the document: its first
+    page that the filters let through, not a first page they keep out, nor one the
+    rest of the query keeps out (a word's title match inside a larger query)."""
+    index = PageIndex(tmp_path / "ix", new_engine=engine)
+    pages = [page(1, "alpha", coverage=0.1), page(2, "beta", coverage=0.9), page(3, "gamma", coverage=0.9)]
+    index.add(*_entry("light", "/docs/light.pdf", pages, title="Lighthouse keeper"))
+    assert [h.page for h in index.search(query).hits] == [1]
+    assert [h.page for h in index.search(f"(({query}) -alpha) OR zebra").hits] == [2]
+    for exact in (False, True):
+        kept = index.search(query, SearchOptions(min_coverage=0.5, exact_count=exact))
+        assert [h.page for h in kept.hits] == [2] and kept.total == 1
+
+
 def test_a_search_sees_each_commit_of_another_writer_at_once(tmp_path: Path, engine: str) -> None:
     """An open index reloads only when the index changed (Tantivy: its meta.json);
     commits made one right after the other, by another index object, must each be

@@ -178,10 +178,13 @@ def count(searcher: tantivy.Searcher, query: tantivy.Query) -> int:
     return int(searcher.search(query, 1, count=True).count or 0)  # type: ignore[attr-defined]  # the stub omits it
 
 
-def matching(searcher: tantivy.Searcher, query: tantivy.Query) -> list[tantivy.DocAddress]:
-    """Every live document matching ``query``, best first."""
-    found = count(searcher, query)
-    return [address for _, address in searcher.search(query, found, count=False).hits] if found else []
+def matching(searcher: tantivy.Searcher, query: tantivy.Query, few: int = 100) -> list[tantivy.DocAddress]:
+    """Every live document matching ``query``, best first: one search when they are
+    ``few`` or fewer, as they mostly are (a second, for all of them, when more)."""
+    first = searcher.search(query, few, count=True)
+    found = int(first.count or 0)  # type: ignore[attr-defined]  # count=True sets it; the stub omits it
+    result = first if found <= few else searcher.search(query, found, count=False)
+    return [address for _, address in result.hits]
 
 
 def stored_of(doc: tantivy.Document) -> dict[str, Any]:

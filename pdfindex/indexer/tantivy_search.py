@@ -81,16 +81,29 @@ class _Marker:
                       lambda part: {n: term for n, term in enumerate(analyzer.shown_terms(part)) if term in words}, top)
 
 
-def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Query,
-                 found: tantivy.Query) -> list[str]:
+def _any_leaf(query: Query) -> bool:
+    """Whether ``query`` matches a page exactly when one of its leaves does (leaves
+    joined by Or alone, as a word searched in several fields is)."""
+    if query.is_leaf():
+        return True
+    return isinstance(query, Or) and query.minmatch <= 1 and all(_any_leaf(child) for child in query.children())
+
+
+def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Query, found: tantivy.Query,
+                 filtered: list[tuple[tantivy.Occur, tantivy.Query]]) -> list[str]:
     """The keys of the pages ``folding`` passes over: those matching only by a
-    metadata word, but for each document's first (its lowest page number)."""
+    metadata word, but for each document's first (its lowest page number). Such a
+    page must match the whole query (``found``); when the query is its leaves
+    joined by Or, a page matching a metadata leaf does, and the filters
+    (``filtered``) are all it must pass too: the query is not run again (a phrase's
+    positions read twice more)."""
     leaves = [leaf for leaf in positive_leaves(parsed) if leaf is not NullQuery]
     metadata = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) in METADATA_FIELDS]
     own = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) not in METADATA_FIELDS]
     if not metadata or any(isinstance(leaf, Every) for leaf in own):
         return []
-    clauses = [(_Occur.Must, found), (_Occur.Must, translate(schema, Or(metadata)))]
+    clauses = [*(filtered if _any_leaf(parsed) else [(_Occur.Must, found)]),
+               (_Occur.Must, translate(schema, Or(metadata)))]
     if own:
         clauses.append((_Occur.MustNot, translate(schema, Or(own))))
     only_metadata = tantivy.Query.boolean_query(clauses)
@@ -147,9 +160,9 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
     lexicon = cast(Any, Lexicon(searcher, schema, language))
     expanded, expansion = bound_expansions(lexicon, parsed.query, deadline)
     records = searches_records(expanded)
-    query = tantivy.Query.boolean_query([(_Occur.Must, translate(schema, expanded)),
-                                         *_required(filters(schema, options, records))])
-    away = [] if records else _folded_away(searcher, schema, expanded, query)
+    filtered = _required(filters(schema, options, records))
+    query = tantivy.Query.boolean_query([(_Occur.Must, translate(schema, expanded)), *filtered])
+    away = [] if records else _folded_away(searcher, schema, expanded, query, filtered)
     if away:
         query = tantivy.Query.boolean_query([(_Occur.Must, query),
                                              (_Occur.MustNot, tantivy.Query.term_set_query(schema, "key", away))])
