@@ -32,32 +32,37 @@ _CJK = (
     "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff"
     "\uff66-\uffdc\U00020000-\U0003134f"
 )
+
+
+def _word_patterns(letter: str, after_number: str, mark: str) -> tuple[str, str]:
+    """A word token's pattern, made from the class of its letters, the class a number
+    may not run on into, and its marks; as matched (a number keeps its separators:
+    1,485.1; letters keep inner apostrophes and dots and a trailing one, which the
+    tokenizer cuts off: U.S.A.), and as split by (the same tokens, each in two groups:
+    the part its term is made of, then its trailing mark, if any). One definition,
+    so the patterns of a script and of ASCII, matched or split, find the same words."""
+    number = rf"\d+(?:[.,]\d+)+(?!{after_number})"
+    return f"{number}|(?:{letter}+{mark}?)+", f"({number}|{letter}+(?:{mark}{letter}+)*)({mark}?)"
+
+
 # Each use of the CJK class costs ~3.5 ms of start-up to compile (re builds a
 # 64k-entry map of it in Python): it appears twice, and the letter class of words
-# once; a word's trailing apostrophe or dot is cut off by the tokenizer.
-_WORD = (
-    r"\d+(?:[.,]\d+)+(?![^\W_])"  # numbers keep their separators: 1,485.1
-    f"|(?:[^\\W_{_CJK}]+['’.]?)+"  # words keep inner apostrophes and dots: U.S.A
-)
+# once (the split form, twice more, is compiled on first use).
+_WORD, _WORD_SPLIT = _word_patterns(f"[^\\W_{_CJK}]", r"[^\W_]", "['’.]")
 TOKENS = re.compile(f"(?P<cjk>(?:[{_CJK}]\n?)+)|(?P<word>{_WORD})")  # a line break inside CJK text is a wrapped line
+_ASCII_WORD, _ASCII_WORD_SPLIT = _word_patterns("[A-Za-z0-9]", "[A-Za-z0-9]", "['.]")
 #: ``TOKENS`` on ASCII text, where it can only find words: the same matches, in
 #: half the time (a small class instead of the CJK ranges), one string each.
-_ASCII_WORDS = re.compile(r"\d+(?:[.,]\d+)+(?![A-Za-z0-9])|(?:[A-Za-z0-9]+['.]?)+")
-
-
-#: ``_ASCII_WORDS`` to split a text by: each word as (what a term is made of, its
-#: trailing apostrophe or dot, if any), the text between words left in place.
-_ASCII_SPLIT = re.compile(r"(\d+(?:[.,]\d+)+(?![A-Za-z0-9])|[A-Za-z0-9]+(?:['.][A-Za-z0-9]+)*)(['.]?)")
+_ASCII_WORDS = re.compile(_ASCII_WORD)
+#: ``_ASCII_WORDS`` to split a text by (``word_spans``).
+_ASCII_SPLIT = re.compile(_ASCII_WORD_SPLIT)
 
 
 @cache
 def _cjk_and_words() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """A CJK character, ``TOKENS``'s word branch alone, and that branch to split by
-    (as ``_ASCII_SPLIT``): compiled on first use, not at start-up (each CJK class is
-    ~3.5 ms to compile)."""
-    letters = f"[^\\W_{_CJK}]"
-    split = re.compile(f"(\\d+(?:[.,]\\d+)+(?![^\\W_])|{letters}+(?:['’.]{letters}+)*)(['’.]?)")
-    return re.compile(f"[{_CJK}]"), re.compile(_WORD), split
+    """A CJK character, ``TOKENS``'s word branch alone, and that branch to split by:
+    compiled on first use, not at start-up (each CJK class is ~3.5 ms to compile)."""
+    return re.compile(f"[{_CJK}]"), re.compile(_WORD), re.compile(_WORD_SPLIT)
 
 
 @cache
@@ -219,20 +224,17 @@ class PageTokenizer(Tokenizer):
         last = self._last
         if last is not None and last[0] is value:
             return last[1]
-        known = self._known
-        if len(known) > _KNOWN_WORDS:
-            known.clear()
         pattern = words_only(value)
         if pattern is not None:
-            terms = [known.get(word) or self._known_term(word) for word in pattern.findall(value)]
-            self._last = (value, terms)
-            return terms
-        terms = []
-        for run, word in TOKENS.findall(value):
-            if run:
-                terms += cjk_terms(run)
-                continue
-            terms.append(known.get(word) or self._known_term(word))
+            terms = self._looked_up(pattern.findall(value))
+        else:
+            known = self._known_words()
+            terms = []
+            for run, word in TOKENS.findall(value):
+                if run:
+                    terms += cjk_terms(run)
+                    continue
+                terms.append(known.get(word) or self._known_term(word))
         self._last = (value, terms)
         return terms
 
@@ -241,12 +243,19 @@ class PageTokenizer(Tokenizer):
         made from ``word_spans``, which the spans come from as well, so the text is
         read by the pattern once, not twice."""
         split = word_spans(value)
-        if split is None:
-            return self.terms(value)
-        known = self._known
-        if len(known) > _KNOWN_WORDS:
-            known.clear()
-        return [known.get(word) or self._known_term(word) for word in split[0]]
+        return self.terms(value) if split is None else self._looked_up(split[0])
+
+    def _known_words(self) -> dict[str, str]:
+        """The words seen and their terms, emptied past ``_KNOWN_WORDS``."""
+        if len(self._known) > _KNOWN_WORDS:
+            self._known.clear()
+        return self._known
+
+    def _looked_up(self, words: Iterable[str]) -> list[str]:
+        """The terms of ``words`` (as ``TOKENS`` finds them, or without their trailing
+        mark), each looked up among the words seen first."""
+        known = self._known_words()
+        return [known.get(word) or self._known_term(word) for word in words]
 
     def _known_term(self, word: str) -> str:
         """The term of a word as ``TOKENS`` found it, kept for the next time."""

@@ -32,18 +32,18 @@ from whoosh.searching import Searcher
 METADATA_FIELDS = frozenset({"title", "filename", "author", "subject", "keywords", "producer"})
 
 
-def positive_leaves(query: Query) -> Iterator[Query]:
+def _positive_leaves(query: Query) -> Iterator[Query]:
     """The leaves a page can match by: not the words it must not hold."""
     if isinstance(query, Not):
         return
     if isinstance(query, AndNot):  # Excluding too: nothing matches by its excluded part
-        yield from positive_leaves(query.a)
+        yield from _positive_leaves(query.a)
         return
     if query.is_leaf():
         yield query
         return
     for child in query.children():
-        yield from positive_leaves(child)
+        yield from _positive_leaves(child)
 
 
 class MetadataFolding:
@@ -120,12 +120,23 @@ class Walk:
         return bool(matcher.is_active() and matcher.id() == sub_docnum)
 
 
-def metadata_folding(searcher: Searcher, query: Query) -> MetadataFolding | None:
-    """The folding of ``query``'s metadata-only matches, or None when it has no
-    metadata word (every match is then a page's own)."""
-    leaves = [leaf for leaf in positive_leaves(query) if leaf is not NullQuery]
+def metadata_and_own(query: Query) -> tuple[list[Query], list[Query]] | None:
+    """The leaves a page can match ``query`` by, as (its metadata words, its own
+    words); None when no match is folded: the query has no metadata word, or an own
+    leaf matches every page (every match is then a page's own). Both engines fold by it."""
+    leaves = [leaf for leaf in _positive_leaves(query) if leaf is not NullQuery]
     metadata = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) in METADATA_FIELDS]
     own = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) not in METADATA_FIELDS]
     if not metadata or any(isinstance(leaf, Every) for leaf in own):
-        return None  # every match is a page's own
+        return None
+    return metadata, own
+
+
+def metadata_folding(searcher: Searcher, query: Query) -> MetadataFolding | None:
+    """The folding of ``query``'s metadata-only matches, or None when there are none
+    (``metadata_and_own``)."""
+    leaves = metadata_and_own(query)
+    if leaves is None:
+        return None
+    metadata, own = leaves
     return MetadataFolding(searcher, metadata, None if not own else own[0] if len(own) == 1 else Or(own))

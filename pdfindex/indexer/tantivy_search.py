@@ -18,14 +18,14 @@ from typing import Any, cast
 
 import tantivy
 from whoosh import highlight
-from whoosh.query import Every, NullQuery, Or, Query
+from whoosh.query import Or, Query
 
 from pdfindex.contract.limits import COUNT_CAP
 from pdfindex.contract.records import DocumentHits, Hit, ListFilters, SearchOptions, SearchResult
 
 from .errors import QueryError
 from .exact import RERANK_WINDOW, rerank, typed_forms
-from .folding import METADATA_FIELDS, positive_leaves
+from .folding import metadata_and_own
 from .query import bound_expansions, parse, suggest
 from .snippets import marked
 from .search import as_hit, has_phrase, is_listing_query, searches_records, snippet_parts
@@ -97,11 +97,10 @@ def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Que
     joined by Or, a page matching a metadata leaf does, and the filters
     (``filtered``) are all it must pass too: the query is not run again (a phrase's
     positions read twice more)."""
-    leaves = [leaf for leaf in positive_leaves(parsed) if leaf is not NullQuery]
-    metadata = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) in METADATA_FIELDS]
-    own = [leaf for leaf in leaves if getattr(leaf, "fieldname", None) not in METADATA_FIELDS]
-    if not metadata or any(isinstance(leaf, Every) for leaf in own):
+    leaves = metadata_and_own(parsed)
+    if leaves is None:
         return []
+    metadata, own = leaves
     clauses = [*(filtered if _any_leaf(parsed) else [(_Occur.Must, found)]),
                (_Occur.Must, translate(schema, Or(metadata)))]
     if own:
