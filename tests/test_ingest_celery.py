@@ -86,15 +86,15 @@ def _settled_status(index: Path, env: dict[str, str], timeout: float = 90) -> di
 
 
 def _ocr_read(cluster: Cluster, index: Path, timeout: float = 180) -> None:
-    """Wait until every OCR task the workers received has ended and its outcome is
-    written: the client does not wait for OCR, so a snapshot taken before would see a
-    scanned file's record replaced under it (a loaded CI machine did)."""
+    """Wait until no document has pages waiting for OCR and what the OCR tasks handed
+    off is written: the client does not wait for OCR, so a snapshot taken before would
+    see a scanned file's record replaced under it. Counting the workers' "received"
+    and "succeeded" lines against the ocr queue was not enough: a message popped from
+    the queue but not yet logged as received looked like no work at all (CI saw the
+    last OCR hand-off staged during the next run)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        received = sum(len(cluster.task_lines(n, "pdfindex.ocr", "received")) for n in cluster.workers)
-        ended = sum(len(cluster.task_lines(n, "pdfindex.ocr", event)) for n in cluster.workers
-                    for event in ("succeeded", "failed", "raised"))
-        if ended >= received and status_json(index, cluster.env)["queues"]["ocr"] == 0:
+        if not any(record.ocr_pending for record in PageIndex(index).documents()):
             break
         time.sleep(0.2)
     _settled_status(index, cluster.env)
