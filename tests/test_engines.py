@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import tantivy
 
 from pdfindex.config import SettingsError, load
 from pdfindex.contract.problems import Problem
@@ -36,6 +37,7 @@ from pdfindex.indexer import (
 )
 from pdfindex.indexer.store import UnknownEngine, stored_engine
 from pdfindex.indexer.tantivy_index import NotSupported, TantivyPageIndex
+from pdfindex.indexer.tantivy_schema import tantivy_schema
 from tests.index_helpers import page, record, sha
 
 ENGINES = ("whoosh", "tantivy")
@@ -295,6 +297,55 @@ def test_a_title_word_stands_for_the_first_page_the_filters_let_through(tmp_path
     for exact in (False, True):
         kept = index.search(query, SearchOptions(min_coverage=0.5, exact_count=exact))
         assert [h.page for h in kept.hits] == [2] and kept.total == 1
+
+
+#: Folding's cases: a document whose pages match by its title alone (the first
+#: stands for them), one whose single such page is its first (kept beside a page
+#: matching by its text), one matching by its text alone, and one with pages of
+#: both kinds around a text match.
+FOLDED = [
+    ("all-title", "Lighthouse keeper", ["alpha", "beta", "gamma"]),
+    ("one-title", "Lighthouse log", ["the lighthouse lamp", "delta"]),
+    ("text-only", "Harbour", ["lighthouse far away", "epsilon"]),
+    ("both", "Lighthouse notes", ["zeta", "a lighthouse again", "eta"]),
+]
+FOLDED_HITS = {("/f/all-title.pdf", 1), ("/f/one-title.pdf", 1), ("/f/one-title.pdf", 2), ("/f/text-only.pdf", 1),
+               ("/f/both.pdf", 1), ("/f/both.pdf", 2)}
+
+
+def _add_folded(index: PageIndex) -> None:
+    for label, title, texts in FOLDED:
+        index.add(*_entry(label, f"/f/{label}.pdf", [page(n, text) for n, text in enumerate(texts, 1)], title=title))
+
+
+def _folded_hits(index: PageIndex) -> set[tuple[str, int]]:
+    return {(h.path, h.page) for h in index.search("lighthouse", SearchOptions(limit=100)).hits}
+
+
+def test_each_document_shows_its_first_page_matching_by_its_title_alone(tmp_path: Path, engine: str) -> None:
+    """Folding over several documents at once: a page matching by the title alone is
+    shown only when it is its document's first such page, whatever other documents
+    fold (a document with one such page keeps it)."""
+    index = PageIndex(tmp_path / "ix", new_engine=engine)
+    _add_folded(index)
+    assert _folded_hits(index) == FOLDED_HITS
+
+
+def test_an_older_tantivy_index_folds_alike(tmp_path: Path) -> None:
+    """A Tantivy index written before the content hash was a fast column cannot
+    group pages by an aggregation; its pages' records are read instead, with the
+    same hits."""
+    index = PageIndex(tmp_path / "ix", new_engine="tantivy")
+    generation = index.path  # type: ignore[attr-defined]
+    for name in ("meta.json", ".managed.json"):
+        (generation / name).unlink(missing_ok=True)
+    tantivy.Index(tantivy_schema(index.language, frozenset({"path"})), path=str(generation), reuse=False)
+    older = PageIndex(tmp_path / "ix", create=False)
+    _add_folded(older)
+    with pytest.raises(ValueError, match="fast field"):  # the aggregation is refused: the records are read
+        tantivy.Index.open(str(generation)).searcher().aggregate(
+            tantivy.Query.all_query(), {"docs": {"terms": {"field": "doc_hash"}}})
+    assert _folded_hits(older) == FOLDED_HITS
 
 
 def test_a_search_sees_each_commit_of_another_writer_at_once(tmp_path: Path, engine: str) -> None:

@@ -49,6 +49,11 @@ def whoosh_schema(language: str) -> Schema:
     return build_schema(language)
 
 
+#: Text fields kept as fast columns too: the path is a sort key (``--sort path``);
+#: the content hash groups pages by document in an aggregation (folding), where
+#: reading each page's stored record cost half a common word's search.
+FAST_TEXT = frozenset({"path", "doc_hash"})
+
 #: How each field of the schema is indexed in Tantivy.
 TERMS, RAW, MULTI_RAW, INTEGER, FLOAT, BOOL, SKIPPED = "terms", "raw", "multi_raw", "int", "float", "bool", "skip"
 
@@ -74,14 +79,15 @@ def kinds(language: str) -> dict[str, str]:
 
 
 @lru_cache(maxsize=8)
-def tantivy_schema(language: str) -> tantivy.Schema:
+def tantivy_schema(language: str, fast_text: frozenset[str] = FAST_TEXT) -> tantivy.Schema:
+    """``fast_text``: the text fields with a fast column; an index written before
+    the content hash had one is made with ``{"path"}`` (the tests do)."""
     builder = tantivy.SchemaBuilder()
     for name, kind in kinds(language).items():
         if kind == TERMS:
             builder.add_text_field(name, tokenizer_name=TERMS_TOKENIZER, index_option="position")
         elif kind in (RAW, MULTI_RAW):
-            # the path is a sort key (``--sort path``): a fast column
-            builder.add_text_field(name, tokenizer_name="raw", index_option="basic", fast=name == "path")
+            builder.add_text_field(name, tokenizer_name="raw", index_option="basic", fast=name in fast_text)
         elif kind == INTEGER:
             builder.add_integer_field(name, indexed=True, fast=True)
         elif kind == FLOAT:

@@ -90,25 +90,59 @@ def _any_leaf(query: Query) -> bool:
 
 
 def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Query, found: tantivy.Query,
-                 filtered: list[tuple[tantivy.Occur, tantivy.Query]]) -> list[str]:
-    """The keys of the pages ``folding`` passes over: those matching only by a
-    metadata word, but for each document's first (its lowest page number). Such a
-    page must match the whole query (``found``); when the query is its leaves
+                 filtered: list[tuple[tantivy.Occur, tantivy.Query]]) -> tantivy.Query | None:
+    """The pages ``folding`` passes over, as a query (None: none): those matching only
+    by a metadata word, but for each document's first (its lowest page number). Such
+    a page must match the whole query (``found``); when the query is its leaves
     joined by Or, a page matching a metadata leaf does, and the filters
     (``filtered``) are all it must pass too: the query is not run again (a phrase's
     positions read twice more)."""
     leaves = metadata_and_own(parsed)
     if leaves is None:
-        return []
+        return None
     metadata, own = leaves
     clauses = [*(filtered if _any_leaf(parsed) else [(_Occur.Must, found)]),
                (_Occur.Must, translate(schema, Or(metadata)))]
     if own:
         clauses.append((_Occur.MustNot, translate(schema, Or(own))))
     only_metadata = tantivy.Query.boolean_query(clauses)
+    firsts = _first_pages(searcher, only_metadata)
+    if firsts is None:
+        away = _away_by_records(searcher, only_metadata)
+        return tantivy.Query.term_set_query(schema, "key", away) if away else None
+    if not firsts:
+        return None
+    return tantivy.Query.boolean_query([(_Occur.Must, only_metadata),
+                                        (_Occur.MustNot, tantivy.Query.term_set_query(schema, "key", firsts))])
+
+
+def _first_pages(searcher: tantivy.Searcher, query: tantivy.Query) -> list[str] | None:
+    """The keys of the first page of each document with pages matching ``query``;
+    none when no document has more than one (nothing to pass over). An aggregation
+    over the content hash's fast column and the page number's: no stored record
+    read. None where the index cannot tell (written before the hash was a fast
+    column, or more documents than an aggregation may bucket): then each page's
+    record is read."""
+    pages = count(searcher, query)
+    if pages < 2:
+        return []
+    spec = {"docs": {"terms": {"field": "doc_hash", "size": pages, "segment_size": pages},
+                     "aggs": {"first": {"min": {"field": "page"}}}}}
+    try:
+        buckets = searcher.aggregate(query, spec)["docs"]["buckets"]
+    except ValueError:
+        return None
+    if all(bucket["doc_count"] == 1 for bucket in buckets):
+        return []  # no document has a page to pass over
+    return [f"{bucket['key']}:{int(bucket['first']['value'])}" for bucket in buckets]
+
+
+def _away_by_records(searcher: tantivy.Searcher, query: tantivy.Query) -> list[str]:
+    """The keys of the pages matching ``query`` but each document's first, from
+    their stored records."""
     first: dict[str, tuple[int, str]] = {}
     away: list[str] = []
-    for address in matching(searcher, only_metadata):
+    for address in matching(searcher, query):
         stored = stored_of(searcher.doc(address))
         page, key = (stored.get("page", 0), f"{stored['doc_hash']}:{stored.get('page', 0)}")
         kept = first.get(stored["doc_hash"])
@@ -161,10 +195,9 @@ def run_search(index: tantivy.Index, language: str, text: str, options: SearchOp
     records = searches_records(expanded)
     filtered = _required(filters(schema, options, records))
     query = tantivy.Query.boolean_query([(_Occur.Must, translate(schema, expanded)), *filtered])
-    away = [] if records else _folded_away(searcher, schema, expanded, query, filtered)
-    if away:
-        query = tantivy.Query.boolean_query([(_Occur.Must, query),
-                                             (_Occur.MustNot, tantivy.Query.term_set_query(schema, "key", away))])
+    away = None if records else _folded_away(searcher, schema, expanded, query, filtered)
+    if away is not None:
+        query = tantivy.Query.boolean_query([(_Occur.Must, query), (_Occur.MustNot, away)])
     forms = typed_forms(parsed.query, text, language) if options.sort == "score" else None
     wanted = max(options.offset + options.limit, RERANK_WINDOW if forms is not None else 1)
     if options.by_document:  # every match, to group
