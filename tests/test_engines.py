@@ -37,7 +37,8 @@ from pdfindex.indexer import (
 )
 from pdfindex.indexer.store import UnknownEngine, stored_engine
 from pdfindex.indexer.tantivy_index import NotSupported, TantivyPageIndex
-from pdfindex.indexer.tantivy_schema import tantivy_schema
+from pdfindex.indexer import tantivy_search
+from pdfindex.indexer.tantivy_schema import open_tantivy, tantivy_schema
 from tests.index_helpers import page, record, sha
 
 ENGINES = ("whoosh", "tantivy")
@@ -329,6 +330,41 @@ def test_each_document_shows_its_first_page_matching_by_its_title_alone(tmp_path
     index = PageIndex(tmp_path / "ix", new_engine=engine)
     _add_folded(index)
     assert _folded_hits(index) == FOLDED_HITS
+
+
+@pytest.mark.parametrize("most", [60_000, 3, 2])
+def test_folding_groups_pages_by_document_in_parts_when_they_are_many(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      most: int) -> None:
+    """Tantivy groups at most 65,000 documents in one aggregation: past
+    ``AGGREGATED_PAGES`` pages, folding groups them by the content hash's first hex
+    digits, 16 parts, then 256; where a part of 256 still holds too many, the pages'
+    records are read. Shown here with the limit brought down to a few pages: each
+    document's first page is found either way, and the hits are the same."""
+    monkeypatch.setattr(tantivy_search, "AGGREGATED_PAGES", most)
+    index = PageIndex(tmp_path / "ix", new_engine="tantivy")
+    _add_folded(index)
+    opened = open_tantivy(index.path)  # type: ignore[attr-defined]
+    every_page = tantivy.Query.term_query(opened.schema, "kind", "page")
+    firsts = tantivy_search._first_pages(opened.searcher(), opened.schema, every_page)
+    if most == 2:  # a document of three pages: no part of two holds it, however many digits
+        assert firsts is None
+    else:
+        assert sorted(firsts or []) == sorted(f"{sha(label)}:1" for label, _, _ in FOLDED)
+    assert _folded_hits(index) == FOLDED_HITS
+
+
+def test_folding_in_parts_misses_no_document_whose_key_is_not_hex(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Python API takes any plain key for a document, not only a SHA-256 in hex;
+    parts by hex digit would leave such a document out (its pages passed over, its
+    first among them), so its pages' records are read instead."""
+    monkeypatch.setattr(tantivy_search, "AGGREGATED_PAGES", 3)
+    index = PageIndex(tmp_path / "ix", new_engine="tantivy")
+    _add_folded(index)
+    pages = [page(1, "theta"), page(2, "iota")]
+    index.add(record("custom", "/f/custom.pdf", pages, title="Lighthouse extra", doc_hash="Custom-Key"), pages)
+    assert _folded_hits(index) == FOLDED_HITS | {("/f/custom.pdf", 1)}
 
 
 def test_an_older_tantivy_index_folds_alike(tmp_path: Path) -> None:

@@ -106,7 +106,7 @@ def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Que
     if own:
         clauses.append((_Occur.MustNot, translate(schema, Or(own))))
     only_metadata = tantivy.Query.boolean_query(clauses)
-    firsts = _first_pages(searcher, only_metadata)
+    firsts = _first_pages(searcher, schema, only_metadata)
     if firsts is None:
         away = _away_by_records(searcher, only_metadata)
         return tantivy.Query.term_set_query(schema, "key", away) if away else None
@@ -116,25 +116,63 @@ def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Que
                                         (_Occur.MustNot, tantivy.Query.term_set_query(schema, "key", firsts))])
 
 
-def _first_pages(searcher: tantivy.Searcher, query: tantivy.Query) -> list[str] | None:
+#: Pages one aggregation groups at most. Tantivy refuses an aggregation of more than
+#: 65,000 buckets; a bucket is a document and a document has a page at least, so a
+#: part of at most this many pages is always grouped.
+AGGREGATED_PAGES = 60_000
+#: Hex digits of the content hash a folding splits its pages by, at most: 256 parts,
+#: 15 million pages. Past that, the records are read.
+_PART_DIGITS = 2
+
+
+def _first_pages(searcher: tantivy.Searcher, schema: tantivy.Schema, query: tantivy.Query) -> list[str] | None:
     """The keys of the first page of each document with pages matching ``query``;
     none when no document has more than one (nothing to pass over). An aggregation
     over the content hash's fast column and the page number's: no stored record
     read. None where the index cannot tell (written before the hash was a fast
-    column, or more documents than an aggregation may bucket): then each page's
-    record is read."""
+    column, or past ``_PART_DIGITS``): then each page's record is read."""
     pages = count(searcher, query)
     if pages < 2:
         return []
+    buckets = _buckets(searcher, schema, query, "", pages)
+    if buckets is None:
+        return None
+    if all(held == 1 for _, _, held in buckets):
+        return []  # no document has a page to pass over
+    return [f"{doc_hash}:{first}" for doc_hash, first, _ in buckets]
+
+
+def _buckets(searcher: tantivy.Searcher, schema: tantivy.Schema, query: tantivy.Query, prefix: str,
+             pages: int) -> list[tuple[str, int, int]] | None:
+    """(content hash, first page, pages) of each document with pages matching
+    ``query`` (``pages`` of them, their hashes beginning with ``prefix``): one
+    aggregation, or one per next hex digit of the hash when they are more than
+    ``AGGREGATED_PAGES``."""
+    if pages == 0:
+        return []
+    if pages > AGGREGATED_PAGES:
+        if len(prefix) == _PART_DIGITS:
+            return None
+        out: list[tuple[str, int, int]] = []
+        parted = 0
+        for digit in "0123456789abcdef":
+            part = tantivy.Query.boolean_query([
+                (_Occur.Must, query),
+                (_Occur.Must, tantivy.Query.regex_query(schema, "doc_hash", f"{prefix}{digit}.*"))])
+            held = count(searcher, part)
+            found = _buckets(searcher, schema, part, prefix + digit, held)
+            if found is None:
+                return None
+            out += found
+            parted += held
+        return out if parted == pages else None  # a hash not in lower-case hex: the records tell
     spec = {"docs": {"terms": {"field": "doc_hash", "size": pages, "segment_size": pages},
                      "aggs": {"first": {"min": {"field": "page"}}}}}
     try:
-        buckets = searcher.aggregate(query, spec)["docs"]["buckets"]
-    except ValueError:
+        found = searcher.aggregate(query, spec)["docs"]["buckets"]
+    except ValueError:  # no fast column: an index written before it
         return None
-    if all(bucket["doc_count"] == 1 for bucket in buckets):
-        return []  # no document has a page to pass over
-    return [f"{bucket['key']}:{int(bucket['first']['value'])}" for bucket in buckets]
+    return [(bucket["key"], int(bucket["first"]["value"]), bucket["doc_count"]) for bucket in found]
 
 
 def _away_by_records(searcher: tantivy.Searcher, query: tantivy.Query) -> list[str]:
