@@ -38,7 +38,7 @@ from pdfindex.indexer import (
 from pdfindex.indexer.store import UnknownEngine, stored_engine
 from pdfindex.indexer.tantivy_index import NotSupported, TantivyPageIndex
 from pdfindex.indexer import tantivy_search
-from pdfindex.indexer.tantivy_schema import open_tantivy, tantivy_schema
+from pdfindex.indexer.tantivy_schema import count, open_tantivy, tantivy_schema
 from tests.index_helpers import page, record, sha
 
 ENGINES = ("whoosh", "tantivy")
@@ -345,12 +345,14 @@ def test_folding_groups_pages_by_document_in_parts_when_they_are_many(tmp_path: 
     index = PageIndex(tmp_path / "ix", new_engine="tantivy")
     _add_folded(index)
     opened = open_tantivy(index.path)  # type: ignore[attr-defined]
-    every_page = tantivy.Query.term_query(opened.schema, "kind", "page")
-    firsts = tantivy_search._first_pages(opened.searcher(), opened.schema, every_page)
+    searcher, every_page = opened.searcher(), tantivy.Query.term_query(opened.schema, "kind", "page")
+    grouped = tantivy_search._buckets(searcher, opened.schema, every_page, "", count(searcher, every_page))
     if most == 2:  # a document of three pages: no part of two holds it, however many digits
-        assert firsts is None
+        assert grouped is None
     else:
-        assert sorted(firsts or []) == sorted(f"{sha(label)}:1" for label, _, _ in FOLDED)
+        assert sorted(grouped or []) == sorted((sha(label), 1, len(texts)) for label, _, texts in FOLDED)
+    firsts = tantivy_search._first_pages(searcher, opened.schema, every_page)  # the records, where not grouped
+    assert sorted(firsts) == sorted(f"{sha(label)}:1" for label, _, _ in FOLDED)
     assert _folded_hits(index) == FOLDED_HITS
 
 

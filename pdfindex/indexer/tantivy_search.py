@@ -107,9 +107,6 @@ def _folded_away(searcher: tantivy.Searcher, schema: tantivy.Schema, parsed: Que
         clauses.append((_Occur.MustNot, translate(schema, Or(own))))
     only_metadata = tantivy.Query.boolean_query(clauses)
     firsts = _first_pages(searcher, schema, only_metadata)
-    if firsts is None:
-        away = _away_by_records(searcher, only_metadata)
-        return tantivy.Query.term_set_query(schema, "key", away) if away else None
     if not firsts:
         return None
     return tantivy.Query.boolean_query([(_Occur.Must, only_metadata),
@@ -125,18 +122,19 @@ AGGREGATED_PAGES = 60_000
 _PART_DIGITS = 2
 
 
-def _first_pages(searcher: tantivy.Searcher, schema: tantivy.Schema, query: tantivy.Query) -> list[str] | None:
+def _first_pages(searcher: tantivy.Searcher, schema: tantivy.Schema, query: tantivy.Query) -> list[str]:
     """The keys of the first page of each document with pages matching ``query``;
     none when no document has more than one (nothing to pass over). An aggregation
     over the content hash's fast column and the page number's: no stored record
-    read. None where the index cannot tell (written before the hash was a fast
-    column, or past ``_PART_DIGITS``): then each page's record is read."""
+    read; where it cannot tell (an index written before the hash was a fast column,
+    more pages than ``_PART_DIGITS`` parts hold, a key not in hex), the pages'
+    records."""
     pages = count(searcher, query)
     if pages < 2:
         return []
     buckets = _buckets(searcher, schema, query, "", pages)
     if buckets is None:
-        return None
+        buckets = _buckets_of_records(searcher, query)
     if all(held == 1 for _, _, held in buckets):
         return []  # no document has a page to pass over
     return [f"{doc_hash}:{first}" for doc_hash, first, _ in buckets]
@@ -175,22 +173,15 @@ def _buckets(searcher: tantivy.Searcher, schema: tantivy.Schema, query: tantivy.
     return [(bucket["key"], int(bucket["first"]["value"]), bucket["doc_count"]) for bucket in found]
 
 
-def _away_by_records(searcher: tantivy.Searcher, query: tantivy.Query) -> list[str]:
-    """The keys of the pages matching ``query`` but each document's first, from
-    their stored records."""
-    first: dict[str, tuple[int, str]] = {}
-    away: list[str] = []
+def _buckets_of_records(searcher: tantivy.Searcher, query: tantivy.Query) -> list[tuple[str, int, int]]:
+    """``_buckets`` from the stored records of the pages matching ``query``."""
+    docs: dict[str, tuple[int, int]] = {}
     for address in matching(searcher, query):
         stored = stored_of(searcher.doc(address))
-        page, key = (stored.get("page", 0), f"{stored['doc_hash']}:{stored.get('page', 0)}")
-        kept = first.get(stored["doc_hash"])
-        if kept is None or page < kept[0]:
-            if kept is not None:
-                away.append(kept[1])
-            first[stored["doc_hash"]] = (page, key)
-        else:
-            away.append(key)
-    return away
+        page = stored.get("page", 0)
+        first, held = docs.get(stored["doc_hash"], (page, 0))
+        docs[stored["doc_hash"]] = (min(first, page), held + 1)
+    return [(doc_hash, first, held) for doc_hash, (first, held) in docs.items()]
 
 
 def _listing_result(index: tantivy.Index, text: str, options: SearchOptions, started: float) -> SearchResult:
