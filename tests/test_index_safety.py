@@ -393,3 +393,36 @@ def test_only_others_write_bit_is_named_as_such(tmp_path: Path) -> None:
     root.chmod(0o702)
     with pytest.raises(UntrustedIndex, match=r"writable by others \(mode 0702\)"):
         PageIndex(root)
+
+
+def test_an_index_opens_while_another_process_commits(tmp_path: Path) -> None:
+    """Opening reads the newest table of contents, then the files it names; a commit
+    in between (another process's) removes the older table and the segments it
+    merged away. The server's search processes met it opening the index during an
+    ingest (CI: "No such file or directory while opening the index"). An open must
+    take the newer commit instead, however often the writer commits."""
+    root = tmp_path / "ix"
+    PageIndex(root).add(record("first", "/docs/first.pdf", []), [page(1, "harbour lights")])
+    writer = subprocess.Popen([sys.executable, "-c", _COMMITTING, str(root)], stdout=subprocess.DEVNULL)
+    try:
+        opened = 0
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and writer.poll() is None:
+            assert PageIndex(root, create=False).search("harbour").total >= 1
+            opened += 1
+    finally:
+        writer.kill()
+        writer.wait()
+    assert opened >= 20, opened
+
+
+#: Another process: a commit of one page after another, merging as it goes.
+_COMMITTING = """
+import sys
+from pathlib import Path
+from pdfindex.indexer import PageIndex
+from tests.index_helpers import page, record
+index = PageIndex(Path(sys.argv[1]), create=False)
+for n in range(100000):
+    index.add(record(f"more {n}", f"/docs/more{n}.pdf", []), [page(1, f"harbour number{n}")])
+"""

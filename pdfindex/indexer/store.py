@@ -499,13 +499,34 @@ def open_generation(root: Path, path: Path, shards: int | None = None) -> FileIn
     return indexes[0] if shards == 1 else ShardedIndex(indexes)
 
 
+#: Opens of a shard that may meet a commit of another process, one after the other.
+_OPEN_ATTEMPTS = 5
+
+
 def _open_whoosh(root: Path, path: Path, folder: Path) -> FileIndex:
+    """Whoosh lists the newest table of contents, then opens it and the segment files
+    it names; a commit of another process in between writes a newer table and removes
+    the older one and the segments it merged away (the server's search processes met
+    it during an ingest). A file gone so is opened again from the newer commit."""
+    attempt = 1
+    while True:
+        try:
+            return _open_once(root, path, folder)
+        except FileNotFoundError as exc:
+            if attempt == _OPEN_ATTEMPTS:
+                raise storage_error(root, "opening the index", exc) from exc
+            attempt += 1
+
+
+def _open_once(root: Path, path: Path, folder: Path) -> FileIndex:
     storage = PrivateStorage(str(folder), supports_mmap=False)  # segment files: open_file maps them
     storage.tracked = []
     try:
         return storage.open_index(INDEX_NAME)
     except Exception as exc:  # unpickling a damaged TOC raises anything
         close_tracked(storage, only_removed=False)
+        if isinstance(exc, FileNotFoundError):
+            raise  # removed by a commit meanwhile: the caller opens again
         if isinstance(exc, OSError):
             raise storage_error(root, "opening the index", exc) from exc
         raise StorageError(f"{root}: the table of contents of {path.name} is damaged ({type(exc).__name__}); "
